@@ -1,0 +1,86 @@
+#include "prepare_data_loader.hpp"
+
+#include <string>
+
+#include "error.hpp"
+
+namespace accel {
+namespace {
+
+[[noreturn]] void value_error(const std::string& where, const std::string& message) {
+  throw AccelerateError(PyErrorType::ValueError, where, message);
+}
+
+void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, bool dispatch) {
+  if (options.num_processes < 1) value_error("prepare_data_loader", "num_processes must be >= 1");
+  if (options.process_index < 0 || options.process_index >= options.num_processes) {
+    value_error("prepare_data_loader", "process_index must be in [0, num_processes)");
+  }
+  if (loader.batch_size < 1) {
+    value_error("DataLoader", "batch_size should be a positive integer value, but got batch_size=" +
+                                  std::to_string(loader.batch_size));
+  }
+  if (dispatch && !options.put_on_device) {
+    value_error("prepare_data_loader", "Using `dispatch_batches=True` requires `put_on_device=True`.");
+  }
+  // batch_size == 1 passes this check on purpose in Accelerate; BatchSamplerShard rejects it later.
+  if (options.split_batches && loader.batch_size > 1 && loader.batch_size % options.num_processes != 0) {
+    value_error("prepare_data_loader", "To use a `DataLoader` in `split_batches` mode, the batch size (" +
+                                           std::to_string(loader.batch_size) +
+                                           ") needs to be a round multiple of the number of processes (" +
+                                           std::to_string(options.num_processes) + ").");
+  }
+}
+
+SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& options) {
+  SamplerOptions s;
+  s.dataset_len = loader.dataset_len;
+  s.torch_version = options.torch_version;
+  if (!loader.shuffle) return s;
+  s.replacement = loader.replacement;
+  s.num_samples = loader.num_samples;
+  if (options.use_seedable_sampler) {
+    s.kind = SamplerKind::SeedableRandom;
+    s.seed = options.data_seed.value_or(options.process_seed);
+    return s;
+  }
+  s.kind = SamplerKind::Random;
+  s.seed = options.process_seed;
+  s.generator_seed = loader.generator_seed;
+  if (!s.generator_seed && options.num_processes != 1) {
+    // prepare_data_loader gives a generator-less RandomSampler one seeded from the global generator,
+    // so every rank that seeded torch alike shuffles alike.
+    TorchGenerator global(options.process_seed);
+    s.generator_seed = draw_seed(global);
+  }
+  return s;
+}
+
+}  // namespace
+
+bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options) {
+  if (options.dispatch_batches) return *options.dispatch_batches;
+  return options.put_on_device && loader.dataset_kind == DatasetKind::Iterable;
+}
+
+DataLoaderShard prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options) {
+  const bool dispatch = resolve_dispatch_batches(loader, options);
+  check_options(loader, options, dispatch);
+  if (loader.dataset_kind != DatasetKind::Map || dispatch) {
+    throw AccelerateError(PyErrorType::ValueError, "prepare_data_loader",
+                          "iterable datasets and dispatch_batches are not supported by this core yet");
+  }
+  MapLoaderOptions map;
+  map.sampler = sampler_for(loader, options);
+  map.batch_sampler = BatchSampler{loader.batch_size, loader.drop_last};
+  map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
+  map.sharded = options.num_processes != 1;
+  try {
+    return DataLoaderShard(map);
+  } catch (const AccelerateError& e) {
+    // BatchSamplerShard's own check fires inside prepare_data_loader (batch_size == 1 slips past ours).
+    throw AccelerateError(e.type(), "prepare_data_loader", e.message());
+  }
+}
+
+}  // namespace accel

@@ -1,0 +1,55 @@
+// prepare_data_loader: Accelerate's decisions and errors for turning a user's DataLoader into the
+// loader one rank iterates.
+//
+// The inputs mirror what Accelerate reads: the user's DataLoader (dataset, batch_size, drop_last,
+// shuffle) and prepare_data_loader's keyword arguments with num_processes / process_index given
+// explicitly (the rank context). Every ValueError Accelerate raises for a config is raised here, with
+// the same meaning and where it raises it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "data_loader_shard.hpp"
+#include "randperm.hpp"
+#include "torch_generator.hpp"
+
+namespace accel {
+
+enum class DatasetKind { Map, Iterable };
+
+// The user's torch.utils.data.DataLoader before preparation.
+struct DataLoaderArgs {
+  DatasetKind dataset_kind = DatasetKind::Map;
+  std::int64_t dataset_len = 0;
+  std::int64_t batch_size = 1;
+  bool drop_last = false;
+  bool shuffle = false;
+  // RandomSampler(replacement=..., num_samples=...) when the user built one.
+  bool replacement = false;
+  std::optional<std::int64_t> num_samples;
+  // DataLoader(generator=torch.Generator().manual_seed(s)).
+  std::optional<std::uint64_t> generator_seed;
+};
+
+struct PrepareOptions {
+  std::int64_t num_processes = 1;
+  std::int64_t process_index = 0;
+  bool split_batches = false;
+  bool put_on_device = false;
+  std::optional<bool> dispatch_batches;
+  bool even_batches = true;
+  bool use_seedable_sampler = false;
+  std::optional<std::uint64_t> data_seed;
+  // torch.initial_seed() of the process (torch.manual_seed's last argument, or torch's default).
+  std::uint64_t process_seed = kTorchDefaultSeed;
+  TorchVersion torch_version = TorchVersion::v2_6;
+};
+
+// dispatch_batches as prepare_data_loader resolves it (None -> iterable and put_on_device).
+bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options);
+
+// Raises AccelerateError (where = "prepare_data_loader" or "DataLoader") for rejected configs.
+DataLoaderShard prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);
+
+}  // namespace accel

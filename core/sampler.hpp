@@ -1,0 +1,65 @@
+// torch's samplers as Accelerate sees them: SequentialSampler, RandomSampler, SeedableRandomSampler.
+//
+// A Sampler is stateful across epochs exactly where torch's is: a RandomSampler keeps one generator
+// running over every epoch (two randperm calls per epoch when num_samples == n), while a
+// SeedableRandomSampler reseeds with initial_seed + epoch and bumps its own epoch after a full pass.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "randperm.hpp"
+#include "sample_order.hpp"
+#include "torch_generator.hpp"
+
+namespace accel {
+
+// torch.empty((), dtype=torch.int64).random_(): how torch turns its global generator into a fresh seed.
+inline std::uint64_t draw_seed(TorchGenerator& gen) { return gen.random64() % (std::uint64_t{1} << 63); }
+
+enum class SamplerKind { Sequential, Random, SeedableRandom };
+
+struct SamplerOptions {
+  SamplerKind kind = SamplerKind::Sequential;
+  std::int64_t dataset_len = 0;
+  bool replacement = false;
+  std::optional<std::int64_t> num_samples;  // RandomSampler's num_samples (default: dataset_len)
+  // SeedableRandom: initial_seed (data_seed, or torch.initial_seed() of the process when data_seed is
+  // None). Random: the seed of the process's global generator, which a RandomSampler without a
+  // generator of its own draws a fresh seed from at every iteration.
+  std::uint64_t seed = kTorchDefaultSeed;
+  // Random only: the seed of the sampler's own generator (DataLoader(generator=...), or the one
+  // prepare_data_loader gives it), kept running across epochs.
+  std::optional<std::uint64_t> generator_seed;
+  TorchVersion torch_version = TorchVersion::v2_6;
+};
+
+class Sampler {
+ public:
+  // Raises ValueError where torch's RandomSampler constructor does (num_samples <= 0).
+  explicit Sampler(SamplerOptions options);
+
+  const SamplerOptions& options() const noexcept { return options_; }
+  bool is_seedable() const noexcept { return options_.kind == SamplerKind::SeedableRandom; }
+  bool has_set_epoch() const noexcept { return is_seedable(); }
+
+  // len(sampler)
+  std::int64_t size() const noexcept;
+
+  std::int64_t epoch() const noexcept { return epoch_; }
+  void set_epoch(std::int64_t epoch) noexcept { epoch_ = epoch; }
+
+  // One full iteration of the sampler: the ids it yields, with every side effect torch has
+  // (generator draws, SeedableRandomSampler's epoch + 1 at the end).
+  SampleOrder iterate();
+
+ private:
+  SampleOrder draw(TorchGenerator& gen) const;
+
+  SamplerOptions options_;
+  std::int64_t epoch_ = 0;
+  TorchGenerator generator_;         // the sampler's own generator (Random with generator_seed)
+  TorchGenerator global_generator_;  // the process's default generator
+};
+
+}  // namespace accel

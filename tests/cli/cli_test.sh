@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The CLI as a user runs it: exit codes, the trace | diff pipeline, clear errors on bad input.
+set -u
+bin=$1
+golden=$2
+pass=0
+fail=0
+check() {  # name expected_exit command...
+  local name=$1 want=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: exit $rc, wanted $want"; echo "$out" | head -5; fi
+}
+check_output() {  # name pattern command...
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  out=$("$@" 2>&1)
+  if echo "$out" | grep -q -- "$pattern"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: output lacks '$pattern'"; echo "$out" | head -5; fi
+}
+
+case_file=$golden/map-n3-b3-l10-split-uneven-keep.json
+check "summary runs" 0 "$bin" --ranks 64 --dataset-len 1001
+check_output "summary counts duplicates" "duplicated         23" "$bin" --ranks 64 --dataset-len 1001
+check "trace | diff equal" 0 bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
+check_output "diff says identical" "identical" bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
+check "trace from stdin" 0 bash -c "'$bin' trace --config - < '$case_file'"
+other=$golden/map-n3-b3-l10-split-even-keep.json
+check "diff of different traces exits 1" 1 "$bin" diff "$case_file" "$other"
+check_output "diff names rank/epoch/batch" "rank 1, epoch 0, batch 3" "$bin" diff "$case_file" "$other"
+check "unknown flag" 2 "$bin" --ranks 2 --dataset-len 10 --bogus
+check "zero ranks" 2 "$bin" --ranks 0 --dataset-len 10
+check "negative dataset" 2 "$bin" --ranks 2 --dataset-len -3
+check "zero batch size" 2 "$bin" --ranks 2 --dataset-len 10 --batch-size 0
+check_output "split non-multiple names the rule" "round multiple of the number of processes" \
+  "$bin" --ranks 4 --dataset-len 10 --batch-size 6 --split-batches
+check "split non-multiple exits 2" 2 "$bin" --ranks 4 --dataset-len 10 --batch-size 6 --split-batches
+tmp=$(mktemp -d)
+echo '{"config": {"dataset_len": 10, ' > "$tmp/broken.json"
+check "broken json" 2 "$bin" trace --config "$tmp/broken.json"
+echo '{"config": {"dataset_len": "ten", "num_processes": 2}}' > "$tmp/wrongtype.json"
+check_output "wrong type names the field" "config.dataset_len" "$bin" trace --config "$tmp/wrongtype.json"
+check "wrong type exits 2" 2 "$bin" trace --config "$tmp/wrongtype.json"
+check "missing file" 2 "$bin" trace --config "$tmp/nope.json"
+check "diff bad file" 2 "$bin" diff "$tmp/broken.json" "$case_file"
+rm -rf "$tmp"
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,336 @@
+#include "trace_json.hpp"
+
+#include <sstream>
+
+namespace accel::trace {
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& rule) {
+  throw ConfigError("config." + field + ": " + rule);
+}
+
+const Json* find(const Json& obj, const std::string& key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+std::int64_t get_int(const Json& obj, const std::string& key, std::optional<std::int64_t> fallback,
+                     std::int64_t min_value) {
+  const Json* v = find(obj, key);
+  if (!v || v->is_null()) {
+    if (!fallback) fail(key, "is required (an integer >= " + std::to_string(min_value) + ")");
+    return *fallback;
+  }
+  if (!v->is_number_integer()) fail(key, "must be an integer, got " + v->dump());
+  const auto value = v->get<std::int64_t>();
+  if (value < min_value) fail(key, "must be >= " + std::to_string(min_value) + ", got " + std::to_string(value));
+  return value;
+}
+
+std::optional<std::int64_t> get_optional_int(const Json& obj, const std::string& key, std::int64_t min_value) {
+  const Json* v = find(obj, key);
+  if (!v || v->is_null()) return std::nullopt;
+  return get_int(obj, key, std::nullopt, min_value);
+}
+
+std::optional<std::uint64_t> get_optional_seed(const Json& obj, const std::string& key) {
+  const Json* v = find(obj, key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+  if (!v->is_number_integer()) fail(key, "must be an integer seed or null, got " + v->dump());
+  // torch.manual_seed accepts negative seeds and keeps their 64-bit two's complement.
+  return static_cast<std::uint64_t>(v->get<std::int64_t>());
+}
+
+bool get_bool(const Json& obj, const std::string& key, bool fallback) {
+  const Json* v = find(obj, key);
+  if (!v || v->is_null()) return fallback;
+  if (!v->is_boolean()) fail(key, "must be true or false, got " + v->dump());
+  return v->get<bool>();
+}
+
+std::string get_string(const Json& obj, const std::string& key, const std::string& fallback) {
+  const Json* v = find(obj, key);
+  if (!v || v->is_null()) return fallback;
+  if (!v->is_string()) fail(key, "must be a string, got " + v->dump());
+  return v->get<std::string>();
+}
+
+std::vector<Batch> get_batches(const Json& obj, const std::string& key) {
+  const Json* v = find(obj, key);
+  if (!v || !v->is_array()) fail(key, "must be a list of batches (lists of sample ids)");
+  std::vector<Batch> batches;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const Json& b = (*v)[i];
+    if (!b.is_array()) fail(key + "[" + std::to_string(i) + "]", "must be a list of sample ids");
+    Batch batch;
+    for (const Json& id : b) {
+      if (!id.is_number_integer()) fail(key + "[" + std::to_string(i) + "]", "sample ids must be integers");
+      batch.push_back(id.get<std::int64_t>());
+    }
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
+LoaderCase parse_loader(const Json& c) {
+  LoaderCase lc;
+  lc.api = get_string(c, "api", "prepare_data_loader");
+  const std::string kind = get_string(c, "dataset_kind", "map");
+  if (kind != "map" && kind != "iterable") fail("dataset_kind", "must be \"map\" or \"iterable\", got \"" + kind + "\"");
+  lc.loader.dataset_kind = kind == "map" ? DatasetKind::Map : DatasetKind::Iterable;
+  lc.loader.dataset_len = get_int(c, "dataset_len", std::nullopt, 0);
+  lc.loader.batch_size = get_int(c, "batch_size", 1, 1);
+  lc.loader.drop_last = get_bool(c, "drop_last", false);
+  lc.loader.shuffle = get_bool(c, "shuffle", false);
+  lc.loader.replacement = get_bool(c, "replacement", false);
+  lc.loader.num_samples = get_optional_int(c, "num_samples", 1);
+  lc.loader.generator_seed = get_optional_seed(c, "generator_seed");
+  lc.prepare.num_processes = get_int(c, "num_processes", std::nullopt, 1);
+  lc.prepare.split_batches = get_bool(c, "split_batches", false);
+  lc.prepare.even_batches = get_bool(c, "even_batches", true);
+  lc.prepare.use_seedable_sampler = get_bool(c, "use_seedable_sampler", false);
+  lc.prepare.data_seed = get_optional_seed(c, "data_seed");
+  lc.torch_manual_seed = get_optional_seed(c, "torch_manual_seed");
+  lc.multiprocess = get_bool(c, "multiprocess", false);
+  if (const Json* d = find(c, "dispatch_batches"); d && !d->is_null()) lc.prepare.dispatch_batches = get_bool(c, "dispatch_batches", false);
+  lc.prepare.put_on_device = get_bool(c, "put_on_device", lc.multiprocess || lc.prepare.dispatch_batches.value_or(false));
+  const std::string torch_version = get_string(c, "torch_version", "2.6");
+  if (torch_version != "2.6" && torch_version != "1.13") fail("torch_version", "must be \"2.6\" (current) or \"1.13\"");
+  lc.prepare.torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
+  lc.dataset_generator = get_bool(c, "dataset_generator", false);
+  lc.skip_first_batches = get_optional_int(c, "skip_first_batches", 0);
+  lc.epochs = get_int(c, "epochs", 1, 0);
+  if (const Json* s = find(c, "schedule"); s && !s->is_null()) {
+    if (!s->is_array()) fail("schedule", "must be a list of \"prepared\" / \"skipped\"");
+    for (const Json& role : *s) {
+      if (role == "prepared") lc.schedule.push_back(LoaderRole::Prepared);
+      else if (role == "skipped") lc.schedule.push_back(LoaderRole::Skipped);
+      else fail("schedule", "entries must be \"prepared\" or \"skipped\", got " + role.dump());
+    }
+    if (static_cast<std::int64_t>(lc.schedule.size()) != lc.epochs) fail("schedule", "must have `epochs` entries");
+  } else {
+    const auto role = lc.skip_first_batches ? LoaderRole::Skipped : LoaderRole::Prepared;
+    lc.schedule.assign(static_cast<std::size_t>(lc.epochs), role);
+  }
+  for (LoaderRole role : lc.schedule) {
+    if (role == LoaderRole::Skipped && !lc.skip_first_batches) fail("skip_first_batches", "is required when schedule has \"skipped\"");
+  }
+  if (const Json* s = find(c, "set_epoch"); s && !s->is_null()) {
+    if (!s->is_array()) fail("set_epoch", "must be null or a list of integers");
+    std::vector<std::int64_t> values;
+    for (const Json& v : *s) {
+      if (!v.is_number_integer()) fail("set_epoch", "entries must be integers");
+      values.push_back(v.get<std::int64_t>());
+    }
+    if (static_cast<std::int64_t>(values.size()) != lc.epochs) fail("set_epoch", "must have `epochs` entries");
+    lc.set_epoch = std::move(values);
+  }
+  return lc;
+}
+
+Json error_json(const ErrorRecord& e, bool with_where) {
+  Json j = Json::object();
+  if (with_where) j["where"] = e.where;
+  j["type"] = e.type;
+  j["message"] = e.message;
+  return j;
+}
+
+Json optional_json(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json attr_errors_json(const std::map<std::string, ErrorRecord>& errors) {
+  Json j = Json::object();
+  // Accelerate's recorder reads len, total_batch_size, total_dataset_length in that order.
+  for (const char* key : {"len", "total_batch_size", "total_dataset_length"}) {
+    if (auto it = errors.find(key); it != errors.end()) j[key] = error_json(it->second, false);
+  }
+  return j;
+}
+
+Json ranks_json(const std::vector<RankRecord>& ranks) {
+  Json out = Json::array();
+  for (const RankRecord& r : ranks) {
+    Json j;
+    j["rank"] = r.rank;
+    j["loader_class"] = r.attributes.loader_class;
+    j["len"] = optional_json(r.attributes.len);
+    j["total_batch_size"] = optional_json(r.attributes.total_batch_size);
+    j["total_dataset_length"] = optional_json(r.attributes.total_dataset_length);
+    j["attr_errors"] = attr_errors_json(r.attributes.attr_errors);
+    Json epochs = Json::array();
+    for (const PassRecord& p : r.epochs) {
+      Json e;
+      e["epoch"] = p.epoch;
+      e["loader"] = p.loader == LoaderRole::Prepared ? "prepared" : "skipped";
+      e["set_epoch"] = optional_json(p.set_epoch);
+      if (p.skipped_loader) {
+        const LoaderAttributes& s = *p.skipped_loader;
+        Json sl;
+        sl["len"] = optional_json(s.len);
+        sl["total_batch_size"] = optional_json(s.total_batch_size);
+        sl["total_dataset_length"] = optional_json(s.total_dataset_length);
+        sl["attr_errors"] = attr_errors_json(s.attr_errors);
+        sl["loader_class"] = s.loader_class;
+        e["skipped_loader"] = std::move(sl);
+      }
+      e["batches"] = p.batches;
+      e["end_of_dataloader"] = p.end_of_dataloader;
+      e["remainder"] = p.remainder;
+      e["iteration_after"] = p.iteration_after;
+      e["sampler_epoch_after"] = optional_json(p.sampler_epoch_after);
+      e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
+      epochs.push_back(std::move(e));
+    }
+    j["epochs"] = std::move(epochs);
+    if (r.error) j["error"] = error_json(*r.error, true);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Json shard_ranks_json(const std::vector<ShardRankRecord>& ranks) {
+  Json out = Json::array();
+  for (const ShardRankRecord& r : ranks) {
+    Json j;
+    j["rank"] = r.rank;
+    j["len"] = optional_json(r.len);
+    j["attr_errors"] = attr_errors_json(r.attr_errors);
+    Json epochs = Json::array();
+    for (const ShardPassRecord& p : r.epochs) {
+      Json e;
+      e["epoch"] = p.epoch;
+      e["batches"] = p.batches;
+      e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
+      epochs.push_back(std::move(e));
+    }
+    j["epochs"] = std::move(epochs);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+void dump_into(std::ostringstream& os, const Json& v, int indent) {
+  const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+  if (v.is_object()) {
+    if (v.empty()) { os << "{}"; return; }
+    os << "{\n";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!first) os << ",\n";
+      first = false;
+      os << pad << Json(it.key()).dump() << ": ";
+      dump_into(os, it.value(), indent + 2);
+    }
+    os << "\n" << std::string(static_cast<std::size_t>(indent), ' ') << "}";
+    return;
+  }
+  if (v.is_array()) {
+    // Lists of scalars, and lists of lists of scalars (batches), stay on one line.
+    bool flat = true;
+    for (const Json& e : v) {
+      if (e.is_object()) { flat = false; break; }
+      if (e.is_array()) for (const Json& x : e) if (x.is_structured()) { flat = false; break; }
+    }
+    if (flat || v.empty()) { os << v.dump(); return; }
+    os << "[\n";
+    bool first = true;
+    for (const Json& e : v) {
+      if (!first) os << ",\n";
+      first = false;
+      os << pad;
+      dump_into(os, e, indent + 2);
+    }
+    os << "\n" << std::string(static_cast<std::size_t>(indent), ' ') << "]";
+    return;
+  }
+  os << v.dump();
+}
+
+}  // namespace
+
+std::string family_of(const Json& config) {
+  const std::string api = config.value("api", std::string("prepare_data_loader"));
+  if (api.rfind("Accelerator.prepare", 0) == 0 || api.rfind("AcceleratedScheduler", 0) == 0) return "scheduler";
+  if (api == "BatchSamplerShard") return "bss_varying";
+  if (api == "SeedableRandomSampler") return "randperm";
+  if (config.contains("dispatch_batches") && config["dispatch_batches"] == true) return "dispatch";
+  const bool skip = config.contains("skip_first_batches") && !config["skip_first_batches"].is_null();
+  if (skip) return "skip";
+  if (config.value("dataset_kind", std::string("map")) == "iterable") return "iterable";
+  if (config.contains("use_seedable_sampler") && config["use_seedable_sampler"] == true) return "seedable";
+  return "map";
+}
+
+CaseConfig parse_config(const Json& config) {
+  if (!config.is_object()) throw ConfigError("config: must be a JSON object");
+  const std::string family = family_of(config);
+  if (family == "scheduler") return UncoveredCase{"scheduler"};
+  if (family == "bss_varying") {
+    BatchSamplerShardCase c;
+    c.batch_sampler = get_batches(config, "batch_sampler");
+    c.num_processes = get_int(config, "num_processes", std::nullopt, 1);
+    c.split_batches = get_bool(config, "split_batches", false);
+    c.even_batches = get_bool(config, "even_batches", true);
+    c.drop_last = get_bool(config, "drop_last", false);
+    c.epochs = get_int(config, "epochs", 1, 0);
+    return c;
+  }
+  if (family == "randperm") {
+    RandpermCase c;
+    c.n = get_int(config, "n", std::nullopt, 0);
+    c.data_seed = get_optional_seed(config, "data_seed").value_or(0);
+    c.epochs = get_int(config, "epochs", 1, 0);
+    return c;
+  }
+  LoaderCase lc = parse_loader(config);
+  if (lc.prepare.dispatch_batches.value_or(false)) return UncoveredCase{"dispatch"};
+  if (lc.loader.dataset_kind == DatasetKind::Iterable) return UncoveredCase{"iterable"};
+  return lc;
+}
+
+Json to_json(const std::string& case_name, const Json& config, const Trace& trace) {
+  Json j;
+  j["case"] = case_name;
+  j["family"] = family_of(config);
+  j["config"] = config;
+  Json ref;
+  ref["generator"] = "accel-sim";
+  ref["schema_version"] = kSchemaVersion;
+  j["reference"] = std::move(ref);
+  j["error"] = trace.error ? error_json(*trace.error, true) : Json(nullptr);
+  if (const auto* ranks = std::get_if<std::vector<RankRecord>>(&trace.body)) {
+    j["ranks"] = ranks_json(*ranks);
+  } else if (const auto* shards = std::get_if<std::vector<ShardRankRecord>>(&trace.body)) {
+    j["ranks"] = shard_ranks_json(*shards);
+  } else {
+    const auto& rp = std::get<RandpermRecord>(trace.body);
+    Json epochs = Json::array();
+    for (std::size_t e = 0; e < rp.permutations.size(); ++e) {
+      Json ej;
+      ej["epoch"] = e;
+      ej["permutation"] = rp.permutations[e];
+      epochs.push_back(std::move(ej));
+    }
+    j["epochs"] = std::move(epochs);
+    j["torch_randperm_seed"] = rp.torch_randperm_seed;
+  }
+  return j;
+}
+
+std::string dump(const Json& value) {
+  std::ostringstream os;
+  dump_into(os, value, 0);
+  os << "\n";
+  return os.str();
+}
+
+Json parse_text(const std::string& text, const std::string& source_name) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw ConfigError(source_name + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace accel::trace

@@ -1,0 +1,38 @@
+// Reading and writing traces in the golden schema (golden/SCHEMA.md), schema_version 1.
+//
+// Configs are validated field by field: a missing field, a wrong type or an out-of-range value raises
+// ConfigError naming the field and the rule, so the CLI can say exactly what is wrong.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "trace.hpp"
+
+namespace accel::trace {
+
+using Json = nlohmann::ordered_json;
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The family a config belongs to, from its content (api, dataset_kind, dispatch_batches).
+std::string family_of(const Json& config);
+
+// Parses a golden-schema `config` object. Families this build does not simulate come back as
+// UncoveredCase. Raises ConfigError.
+CaseConfig parse_config(const Json& config);
+
+// The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.
+Json to_json(const std::string& case_name, const Json& config, const Trace& trace);
+
+// Text in the golden files' layout: pretty-printed, with lists of scalars on one line.
+std::string dump(const Json& value);
+
+// Parses text as JSON; raises ConfigError with the parser's position on broken input.
+Json parse_text(const std::string& text, const std::string& source_name);
+
+}  // namespace accel::trace
