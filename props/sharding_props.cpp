@@ -145,7 +145,11 @@ RC_GTEST_PROP(Sharding, ResumeAfterSkipIsTheSuffixInAnyEpoch, ()) {
   const Config c = *gen_config();
   const std::int64_t r = *rc::gen::inRange<std::int64_t>(0, c.ranks);
   const std::int64_t epoch = *rc::gen::inRange<std::int64_t>(0, 4);
-  DataLoaderArgs dl{DatasetKind::Map, std::max<std::int64_t>(c.len, 1), c.batch, c.drop, true};
+  DataLoaderArgs dl;
+  dl.dataset_len = std::max<std::int64_t>(c.len, 1);
+  dl.batch_size = c.batch;
+  dl.drop_last = c.drop;
+  dl.shuffle = true;
   PrepareOptions po;
   po.num_processes = c.ranks;
   po.process_index = r;

@@ -27,9 +27,11 @@ check_output "summary counts duplicates" "duplicated         23" "$bin" --ranks 
 check "trace | diff equal" 0 bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
 check_output "diff says identical" "identical" bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
 check "trace from stdin" 0 bash -c "'$bin' trace --config - < '$case_file'"
-other=$golden/map-n3-b3-l10-split-even-keep.json
-check "diff of different traces exits 1" 1 "$bin" diff "$case_file" "$other"
-check_output "diff names rank/epoch/batch" "rank 1, epoch 0, batch 3" "$bin" diff "$case_file" "$other"
+tmp=$(mktemp -d)
+# Rank 1's third batch of the first epoch altered: the diff must point there.
+sed '0,/\[\[1\],\[4\],\[7\]\]/s//[[1],[4],[8]]/' "$case_file" > "$tmp/altered.json"
+check "diff of different traces exits 1" 1 "$bin" diff "$case_file" "$tmp/altered.json"
+check_output "diff names rank/epoch/batch" "rank 1, epoch 0, batch 2): expected 7, actual 8" "$bin" diff "$case_file" "$tmp/altered.json"
 check "unknown flag" 2 "$bin" --ranks 2 --dataset-len 10 --bogus
 check "zero ranks" 2 "$bin" --ranks 0 --dataset-len 10
 check "negative dataset" 2 "$bin" --ranks 2 --dataset-len -3
@@ -37,7 +39,6 @@ check "zero batch size" 2 "$bin" --ranks 2 --dataset-len 10 --batch-size 0
 check_output "split non-multiple names the rule" "round multiple of the number of processes" \
   "$bin" --ranks 4 --dataset-len 10 --batch-size 6 --split-batches
 check "split non-multiple exits 2" 2 "$bin" --ranks 4 --dataset-len 10 --batch-size 6 --split-batches
-tmp=$(mktemp -d)
 echo '{"config": {"dataset_len": 10, ' > "$tmp/broken.json"
 check "broken json" 2 "$bin" trace --config "$tmp/broken.json"
 echo '{"config": {"dataset_len": "ten", "num_processes": 2}}' > "$tmp/wrongtype.json"

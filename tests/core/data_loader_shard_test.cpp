@@ -6,6 +6,15 @@
 namespace accel {
 namespace {
 
+DataLoaderArgs map_loader(std::int64_t len, std::int64_t batch, bool drop_last = false, bool shuffle = false) {
+  DataLoaderArgs dl;
+  dl.dataset_len = len;
+  dl.batch_size = batch;
+  dl.drop_last = drop_last;
+  dl.shuffle = shuffle;
+  return dl;
+}
+
 std::vector<Batch> all_batches(const LoaderPass& p) {
   std::vector<Batch> out;
   for (std::int64_t j = 0; j < p.num_batches(); ++j) out.push_back(p.batch(j));
@@ -13,7 +22,7 @@ std::vector<Batch> all_batches(const LoaderPass& p) {
 }
 
 DataLoaderShard seeded_loader(std::int64_t rank) {
-  DataLoaderArgs dl{DatasetKind::Map, 20, 3, false, true};
+  const DataLoaderArgs dl = map_loader(20, 3, false, true);
   PrepareOptions po;
   po.num_processes = 2;
   po.process_index = rank;
@@ -47,7 +56,7 @@ TEST(DataLoaderShard, SkippedLoaderYieldsTheSuffixAndDoesNotAdvanceThePreparedOn
 }
 
 TEST(DataLoaderShard, EmptyPassDoesNotCountAnIteration) {
-  DataLoaderArgs dl{DatasetKind::Map, 0, 2};
+  const DataLoaderArgs dl = map_loader(0, 2);
   PrepareOptions po;
   po.num_processes = 2;
   DataLoaderShard loader = prepare_data_loader(dl, po);

@@ -7,6 +7,15 @@
 namespace accel {
 namespace {
 
+DataLoaderArgs map_loader(std::int64_t len, std::int64_t batch, bool drop_last = false, bool shuffle = false) {
+  DataLoaderArgs dl;
+  dl.dataset_len = len;
+  dl.batch_size = batch;
+  dl.drop_last = drop_last;
+  dl.shuffle = shuffle;
+  return dl;
+}
+
 AccelerateError error_of(DataLoaderArgs dl, PrepareOptions po) {
   try {
     prepare_data_loader(dl, po);
@@ -21,7 +30,7 @@ TEST(PrepareDataLoader, SplitBatchesNeedsAMultipleOfTheRanks) {
   PrepareOptions po;
   po.num_processes = 4;
   po.split_batches = true;
-  const auto e = error_of({DatasetKind::Map, 10, 6}, po);
+  const auto e = error_of(map_loader(10, 6), po);
   EXPECT_EQ(e.type(), PyErrorType::ValueError);
   EXPECT_EQ(e.where(), "prepare_data_loader");
   EXPECT_NE(e.message().find("batch size (6)"), std::string::npos);
@@ -32,21 +41,21 @@ TEST(PrepareDataLoader, BatchSizeOneSlipsPastTheFirstCheckButNotTheShard) {
   PrepareOptions po;
   po.num_processes = 3;
   po.split_batches = true;
-  const auto e = error_of({DatasetKind::Map, 10, 1}, po);
+  const auto e = error_of(map_loader(10, 1), po);
   EXPECT_NE(e.message().find("BatchSamplerShard"), std::string::npos);
   po.num_processes = 1;  // one process: no shard, nothing to reject
-  EXPECT_NO_THROW(prepare_data_loader({DatasetKind::Map, 10, 1}, po));
+  EXPECT_NO_THROW(prepare_data_loader(map_loader(10, 1), po));
 }
 
 TEST(PrepareDataLoader, DispatchNeedsPutOnDevice) {
   PrepareOptions po;
   po.dispatch_batches = true;
-  const auto e = error_of({DatasetKind::Map, 10, 2}, po);
+  const auto e = error_of(map_loader(10, 2), po);
   EXPECT_NE(e.message().find("put_on_device=True"), std::string::npos);
 }
 
 TEST(PrepareDataLoader, RejectsNonPositiveBatchSize) {
-  const auto e = error_of({DatasetKind::Map, 10, 0}, PrepareOptions{});
+  const auto e = error_of(map_loader(10, 0), PrepareOptions{});
   EXPECT_EQ(e.type(), PyErrorType::ValueError);
 }
 

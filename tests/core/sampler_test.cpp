@@ -55,8 +55,10 @@ TEST(Sampler, NumSamplesAndReplacement) {
 }
 
 TEST(Sampler, EmptyRandomSamplerIsRejectedLikeTorch) {
-  EXPECT_THROW(Sampler(SamplerOptions{SamplerKind::Random, 0}), AccelerateError);
-  EXPECT_NO_THROW(Sampler(SamplerOptions{SamplerKind::Sequential, 0}));
+  SamplerOptions random;
+  random.kind = SamplerKind::Random;
+  EXPECT_THROW((Sampler(random)), AccelerateError);
+  EXPECT_NO_THROW((Sampler(SamplerOptions{})));
 }
 
 }  // namespace

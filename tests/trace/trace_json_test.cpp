@@ -29,7 +29,7 @@ TEST(TraceJson, BadFieldsAreNamed) {
 }
 
 TEST(TraceJson, FamiliesNotYetSimulatedAreReportedAsSuch) {
-  const auto c = parse_config(Json::parse(R"({"api":"AcceleratedScheduler.step(direct)"})"));
+  const auto c = parse_config(Json::parse(R"j({"api":"AcceleratedScheduler.step(direct)"})j"));
   ASSERT_TRUE(std::holds_alternative<UncoveredCase>(c));
   EXPECT_EQ(std::get<UncoveredCase>(c).family, "scheduler");
 }
