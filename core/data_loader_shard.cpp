@@ -1,15 +1,31 @@
 #include "data_loader_shard.hpp"
 
+#include "error.hpp"
+
 namespace accel {
+namespace {
+
+const AttributeFailure kNoTotalBatchSize{PyErrorType::AttributeError,
+                                         "'DataLoader' object has no attribute 'total_batch_size'"};
+
+}  // namespace
 
 DataLoaderShard::DataLoaderShard(MapLoaderOptions options)
-    : options_(options), sampler_(std::make_shared<Sampler>(options.sampler)) {
-  if (!options_.sharded) options_.shard = ShardOptions{1, 0, false, false};
-  (void)shard();  // raises BatchSamplerShard's construction errors now, as Accelerate does
+    : map_(options), sampler_(std::make_shared<Sampler>(options.sampler)) {
+  if (!map_->sharded) map_->shard = ShardOptions{1, 0, false, false};
+  (void)layout();  // raises BatchSamplerShard's construction errors now, as Accelerate does
 }
 
-BatchSamplerShard DataLoaderShard::shard() const {
-  return BatchSamplerShard(options_.batch_sampler, sampler_->size(), options_.shard);
+DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(options) {
+  if (iterable_->dataset_generator_seed) {
+    dataset_ = std::make_shared<DatasetState>(DatasetState{TorchGenerator(*iterable_->dataset_generator_seed)});
+  }
+  (void)layout();
+}
+
+ShardLayout DataLoaderShard::layout() const {
+  if (map_) return BatchSamplerShard(map_->batch_sampler, sampler_->size(), map_->shard);
+  return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded);
 }
 
 DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) const {
@@ -19,44 +35,85 @@ DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) co
 }
 
 Attribute<std::int64_t> DataLoaderShard::len() const {
-  const std::int64_t length = shard().size() - skip_.value_or(0);
+  const ShardLayout l = layout();
+  if (const auto* it = std::get_if<IterableDatasetShard>(&l)) {
+    // A skipped iterable loader drops batches while iterating; its len() still counts them.
+    return it->loader_len();
+  }
+  const std::int64_t length = std::get<BatchSamplerShard>(l).size() - skip_.value_or(0);
   if (length < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
   return length;
 }
 
 Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
+  if (iterable_) return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded).loader_batch_size();
   // SkipBatchSampler never calls BatchSampler.__init__, so it has no batch_size to read.
-  if (skip_) return AttributeFailure{PyErrorType::AttributeError, "'DataLoader' object has no attribute 'total_batch_size'"};
-  const auto& s = options_.shard;
-  return s.split_batches ? options_.batch_sampler.batch_size : options_.batch_sampler.batch_size * s.num_processes;
+  if (skip_) return kNoTotalBatchSize;
+  const auto& s = map_->shard;
+  return s.split_batches ? map_->batch_sampler.batch_size : map_->batch_sampler.batch_size * s.num_processes;
 }
 
-Attribute<std::int64_t> DataLoaderShard::total_dataset_length() const { return options_.sampler.dataset_len; }
+Attribute<std::int64_t> DataLoaderShard::total_dataset_length() const {
+  if (iterable_) return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded).size();
+  return map_->sampler.dataset_len;
+}
 
 std::optional<std::int64_t> DataLoaderShard::sampler_epoch() const {
-  if (!sampler_->has_set_epoch()) return std::nullopt;
+  if (!sampler_ || !sampler_->has_set_epoch()) return std::nullopt;
   return sampler_->epoch();
+}
+
+bool DataLoaderShard::has_synchronized_generator() const noexcept {
+  if (map_) return sampler_->has_synchronized_generator();
+  return dataset_ != nullptr;
 }
 
 void DataLoaderShard::set_epoch(std::int64_t epoch) {
   iteration_ = epoch;
-  if (sampler_->has_set_epoch()) sampler_->set_epoch(epoch);
+  if (sampler_ && sampler_->has_set_epoch()) sampler_->set_epoch(epoch);
 }
 
-LoaderPass DataLoaderShard::iterate() {
-  // begin(): remainder from len(dataset) % total_batch_size unless the user's loader drops the last
-  // batch; a raising total_batch_size leaves it at -1. A skipped loader is built without _drop_last.
+void DataLoaderShard::synchronize(Communicator& comm) {
+  GeneratorState state = dataset_ ? dataset_->generator.state() : sampler_->generator_state();
+  const auto shared = comm.broadcast_object({static_cast<std::int64_t>(state.seed), static_cast<std::int64_t>(state.draws)}, 0);
+  state = GeneratorState{static_cast<std::uint64_t>(shared.at(0)), static_cast<std::uint64_t>(shared.at(1))};
+  if (dataset_) {
+    dataset_->generator.set_state(state);
+  } else {
+    sampler_->set_generator_state(state);
+  }
+}
+
+SampleOrder DataLoaderShard::next_order() {
+  if (map_) return sampler_->iterate();
+  const std::int64_t n = iterable_->dataset_len;
+  if (!dataset_) return SampleOrder::sequential(n);
+  // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
+  if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
+  return SampleOrder::of(randperm(n, dataset_->generator, iterable_->torch_version));
+}
+
+LoaderPass DataLoaderShard::iterate(Communicator* comm) {
+  if (synchronize_ && has_synchronized_generator()) {
+    if (!comm) throw AccelerateError(PyErrorType::RuntimeError, "iterate", "rng synchronisation needs a communicator");
+    synchronize(*comm);
+  }
+  // begin(): remainder from the dataset length % total_batch_size unless the user's loader drops the
+  // last batch; a raising total_batch_size leaves it at -1. skip_first_batches builds its loader
+  // without _drop_last, so a skipped loader always computes it.
   std::int64_t remainder = -1;
-  const bool drop_last = skip_ ? false : options_.batch_sampler.drop_last;
-  if (!drop_last) {
+  const bool user_drop_last = map_ ? map_->batch_sampler.drop_last : iterable_->shard.drop_last;
+  if (skip_ || !user_drop_last) {
     const auto total = total_batch_size();
-    if (total.ok()) remainder = options_.sampler.dataset_len % total.value();
+    const auto length = total_dataset_length();
+    if (total.ok() && length.ok()) remainder = length.value() % total.value();
   }
   set_epoch(iteration_);
-  SampleOrder order = sampler_->iterate();
-  LoaderPass pass{std::move(order), shard(), skip_.value_or(0), remainder, iteration_, sampler_epoch()};
-  // A pass whose underlying loader yields nothing at all returns before counting an iteration.
-  if (pass.num_batches() > 0) ++iteration_;
+  SampleOrder order = next_order();
+  LoaderPass pass{std::move(order), layout(), skip_.value_or(0), remainder, iteration_, sampler_epoch()};
+  // A pass whose underlying loader yields nothing at all returns before counting an iteration; one
+  // whose batches are all skipped still counts.
+  if (pass.underlying_batches() - (iterable_ ? 0 : pass.skip) > 0) ++iteration_;
   pass.iteration_after = iteration_;
   return pass;
 }

@@ -1,36 +1,50 @@
-// DataLoaderShard over a map-style dataset: the per-rank loader prepare_data_loader returns.
+// DataLoaderShard: the per-rank loader prepare_data_loader returns when batches are not dispatched,
+// over a map-style dataset (BatchSamplerShard) or an iterable one (IterableDatasetShard).
 //
 // It owns what Accelerate's loader tracks across passes: the iteration counter it hands to set_epoch,
-// the sampler it shares with every loader skip_first_batches derives from it, and the per-pass state
-// GradientState reads (end_of_dataloader, remainder). A pass is returned as an addressable view, so a
-// caller can read one rank's k-th batch without producing the others.
+// the sampler (or dataset generator) it shares with every loader skip_first_batches derives from it,
+// the per-pass state GradientState reads (end_of_dataloader, remainder), and rng synchronisation from
+// rank 0 at the start of each pass. A pass is returned as an addressable view, so a caller can read
+// one rank's k-th batch without producing the others.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include "attribute.hpp"
 #include "batch.hpp"
 #include "batch_sampler_shard.hpp"
+#include "communicator.hpp"
+#include "iterable_dataset_shard.hpp"
 #include "sample_order.hpp"
 #include "sampler.hpp"
 
 namespace accel {
 
+using ShardLayout = std::variant<BatchSamplerShard, IterableDatasetShard>;
+
 // One pass of a loader: which batches it yields and what it reports while doing so.
 struct LoaderPass {
   SampleOrder order;
-  BatchSamplerShard shard;
-  std::int64_t skip = 0;         // batches of the shard that SkipBatchSampler drops first
-  std::int64_t remainder = -1;   // loader.remainder during the pass
+  ShardLayout layout;
+  std::int64_t skip = 0;        // leading batches the loader drops (skip_first_batches)
+  std::int64_t remainder = -1;  // loader.remainder during the pass
   std::int64_t iteration_after = 0;
   std::optional<std::int64_t> sampler_epoch_after;
 
-  std::int64_t num_batches() const noexcept { return std::max<std::int64_t>(0, shard.num_batches() - skip); }
-  Batch batch(std::int64_t j) const { return shard.batch_ids(j + skip, order); }
-  PositionRange positions(std::int64_t j) const noexcept { return shard.batch(j + skip); }
+  std::int64_t underlying_batches() const noexcept {
+    return std::visit([](const auto& l) { return l.num_batches(); }, layout);
+  }
+  std::int64_t num_batches() const noexcept { return std::max<std::int64_t>(0, underlying_batches() - skip); }
+  Batch batch(std::int64_t j) const {
+    return std::visit([&](const auto& l) { return l.batch_ids(j + skip, order); }, layout);
+  }
+  PositionRange positions(std::int64_t j) const noexcept {
+    return std::visit([&](const auto& l) { return l.batch(j + skip); }, layout);
+  }
   // end_of_dataloader as read right after batch j arrives: the one-batch lookahead makes it true on the
   // last batch only.
   bool end_of_dataloader(std::int64_t j) const noexcept { return j + 1 == num_batches(); }
@@ -44,15 +58,26 @@ struct MapLoaderOptions {
   bool sharded = true;
 };
 
+struct IterableLoaderOptions {
+  std::int64_t dataset_len = 0;
+  IterableShardOptions shard;
+  bool sharded = true;
+  // The dataset owns a torch.Generator (seeded with this) and yields randperm(dataset_len) with it on
+  // every pass; nullopt: it yields 0..dataset_len-1.
+  std::optional<std::uint64_t> dataset_generator_seed;
+  TorchVersion torch_version = TorchVersion::v2_6;
+};
+
 class DataLoaderShard {
  public:
   explicit DataLoaderShard(MapLoaderOptions options);
+  explicit DataLoaderShard(IterableLoaderOptions options);
 
   // skip_first_batches(loader, k): a new loader that shares this one's sampler and starts from its
   // iteration counter; iterating it does not advance this one.
   DataLoaderShard skip_first_batches(std::int64_t num_batches) const;
 
-  bool is_skipped() const noexcept { return skip_.has_value(); }
+  bool is_iterable() const noexcept { return iterable_.has_value(); }
   Attribute<std::int64_t> len() const;
   Attribute<std::int64_t> total_batch_size() const;
   Attribute<std::int64_t> total_dataset_length() const;
@@ -60,16 +85,31 @@ class DataLoaderShard {
   // The seedable sampler's epoch, or nullopt when the sampler has none.
   std::optional<std::int64_t> sampler_epoch() const;
 
+  // rng_types=["generator"]: at the start of every pass, the synchronised generator (a RandomSampler's
+  // or the dataset's) takes rank 0's state through the communicator given to iterate().
+  void set_synchronize_generator(bool on) noexcept { synchronize_ = on; }
+  bool has_synchronized_generator() const noexcept;
+
   void set_epoch(std::int64_t epoch);
-  LoaderPass iterate();
+  // `comm` is needed only when the generator is synchronised.
+  LoaderPass iterate(Communicator* comm = nullptr);
 
  private:
-  BatchSamplerShard shard() const;
+  struct DatasetState {  // the iterable dataset's own generator, shared with skipped loaders
+    TorchGenerator generator;
+  };
 
-  MapLoaderOptions options_;
+  ShardLayout layout() const;
+  SampleOrder next_order();
+  void synchronize(Communicator& comm);
+
+  std::optional<MapLoaderOptions> map_;
+  std::optional<IterableLoaderOptions> iterable_;
   std::shared_ptr<Sampler> sampler_;
+  std::shared_ptr<DatasetState> dataset_;
   std::optional<std::int64_t> skip_;
   std::int64_t iteration_ = 0;
+  bool synchronize_ = false;
 };
 
 }  // namespace accel

@@ -20,6 +20,10 @@ void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, 
     value_error("DataLoader", "batch_size should be a positive integer value, but got batch_size=" +
                                   std::to_string(loader.batch_size));
   }
+  const std::int64_t drawn = loader.num_samples.value_or(loader.dataset_len);
+  if (loader.shuffle && drawn <= 0) {
+    value_error("DataLoader", "num_samples should be a positive integer value, but got num_samples=" + std::to_string(drawn));
+  }
   if (dispatch && !options.put_on_device) {
     value_error("prepare_data_loader", "Using `dispatch_batches=True` requires `put_on_device=True`.");
   }
@@ -63,22 +67,51 @@ bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions
   return options.put_on_device && loader.dataset_kind == DatasetKind::Iterable;
 }
 
-DataLoaderShard prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options) {
+PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options) {
   const bool dispatch = resolve_dispatch_batches(loader, options);
   check_options(loader, options, dispatch);
-  if (loader.dataset_kind != DatasetKind::Map || dispatch) {
-    throw AccelerateError(PyErrorType::ValueError, "prepare_data_loader",
-                          "iterable datasets and dispatch_batches are not supported by this core yet");
-  }
-  MapLoaderOptions map;
-  map.sampler = sampler_for(loader, options);
-  map.batch_sampler = BatchSampler{loader.batch_size, loader.drop_last};
-  map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
-  map.sharded = options.num_processes != 1;
+  const bool sharded = options.num_processes != 1;
   try {
-    return DataLoaderShard(map);
+    if (dispatch) {
+      DispatcherOptions d;
+      d.iterable = loader.dataset_kind == DatasetKind::Iterable;
+      if (d.iterable) {
+        d.sampler.dataset_len = loader.dataset_len;
+      } else {
+        d.sampler = sampler_for(loader, options);
+      }
+      d.sampler.torch_version = options.torch_version;
+      d.batch_size = loader.batch_size;
+      d.drop_last = loader.drop_last;
+      d.split_batches = options.split_batches;
+      d.num_processes = options.num_processes;
+      d.process_index = options.process_index;
+      d.dataset_generator_seed = loader.dataset_generator_seed;
+      return DataLoaderDispatcher(d);
+    }
+    if (loader.dataset_kind == DatasetKind::Iterable) {
+      IterableLoaderOptions it;
+      it.dataset_len = loader.dataset_len;
+      it.shard = IterableShardOptions{loader.batch_size, loader.drop_last, options.num_processes, options.process_index,
+                                      options.split_batches};
+      it.sharded = sharded;
+      it.dataset_generator_seed = loader.dataset_generator_seed;
+      it.torch_version = options.torch_version;
+      DataLoaderShard shard(it);
+      shard.set_synchronize_generator(options.synchronize_generator);
+      return shard;
+    }
+    MapLoaderOptions map;
+    map.sampler = sampler_for(loader, options);
+    map.batch_sampler = BatchSampler{loader.batch_size, loader.drop_last};
+    map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
+    map.sharded = sharded;
+    DataLoaderShard shard(map);
+    shard.set_synchronize_generator(options.synchronize_generator);
+    return shard;
   } catch (const AccelerateError& e) {
-    // BatchSamplerShard's own check fires inside prepare_data_loader (batch_size == 1 slips past ours).
+    // The wrappers' own checks (BatchSamplerShard, the DataLoader's batch size) fire inside
+    // prepare_data_loader: batch_size == 1 slips past its first check.
     throw AccelerateError(e.type(), "prepare_data_loader", e.message());
   }
 }

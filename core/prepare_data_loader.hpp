@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <optional>
 
+#include <variant>
+
+#include "data_loader_dispatcher.hpp"
 #include "data_loader_shard.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
@@ -30,6 +33,9 @@ struct DataLoaderArgs {
   std::optional<std::int64_t> num_samples;
   // DataLoader(generator=torch.Generator().manual_seed(s)).
   std::optional<std::uint64_t> generator_seed;
+  // Iterable datasets only: the dataset owns a torch.Generator seeded with this and yields
+  // randperm(dataset_len) from it on every pass.
+  std::optional<std::uint64_t> dataset_generator_seed;
 };
 
 struct PrepareOptions {
@@ -43,13 +49,18 @@ struct PrepareOptions {
   std::optional<std::uint64_t> data_seed;
   // torch.initial_seed() of the process (torch.manual_seed's last argument, or torch's default).
   std::uint64_t process_seed = kTorchDefaultSeed;
+  // rng_types contains "generator": the sampler's / dataset's generator takes rank 0's state at the
+  // start of every pass (Accelerator passes this by default).
+  bool synchronize_generator = false;
   TorchVersion torch_version = TorchVersion::v2_6;
 };
+
+using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
 
 // dispatch_batches as prepare_data_loader resolves it (None -> iterable and put_on_device).
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options);
 
 // Raises AccelerateError (where = "prepare_data_loader" or "DataLoader") for rejected configs.
-DataLoaderShard prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);
+PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);
 
 }  // namespace accel

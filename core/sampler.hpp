@@ -49,6 +49,14 @@ class Sampler {
   std::int64_t epoch() const noexcept { return epoch_; }
   void set_epoch(std::int64_t epoch) noexcept { epoch_ = epoch; }
 
+  // The generator Accelerate keeps synchronised across ranks (rng_types=["generator"]): a
+  // RandomSampler's own generator. Seedable and sequential samplers have none.
+  bool has_synchronized_generator() const noexcept {
+    return options_.kind == SamplerKind::Random && options_.generator_seed.has_value();
+  }
+  GeneratorState generator_state() const noexcept { return generator_.state(); }
+  void set_generator_state(const GeneratorState& state) { generator_.set_state(state); }
+
   // One full iteration of the sampler: the ids it yields, with every side effect torch has
   // (generator draws, SeedableRandomSampler's epoch + 1 at the end).
   SampleOrder iterate();

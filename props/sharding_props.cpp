@@ -157,8 +157,8 @@ RC_GTEST_PROP(Sharding, ResumeAfterSkipIsTheSuffixInAnyEpoch, ()) {
   po.even_batches = c.even;
   po.use_seedable_sampler = true;
   po.data_seed = *rc::gen::inRange<std::int64_t>(0, 1 << 20);
-  DataLoaderShard reference = prepare_data_loader(dl, po);
-  DataLoaderShard prepared = prepare_data_loader(dl, po);
+  DataLoaderShard reference = std::get<DataLoaderShard>(prepare_data_loader(dl, po));
+  DataLoaderShard prepared = std::get<DataLoaderShard>(prepare_data_loader(dl, po));
   reference.set_epoch(epoch);
   prepared.set_epoch(epoch);
   const LoaderPass full = reference.iterate();

@@ -1,17 +1,20 @@
 #include "simulator.hpp"
 
+#include <exception>
 #include <string>
+#include <thread>
 
-#include "core/data_loader_shard.hpp"
 #include "core/error.hpp"
+#include "core/prepare_data_loader.hpp"
 #include "core/randperm.hpp"
 #include "core/sampler.hpp"
+#include "in_process_group.hpp"
 
 namespace accel::sim {
 namespace {
 
 trace::ErrorRecord record(const AccelerateError& e) {
-  return {e.where(), std::string(python_name(e.type())), e.message()};
+  return {e.where(), std::string(python_name(e.type())), e.message(), std::nullopt};
 }
 
 template <typename T>
@@ -20,34 +23,35 @@ void read_attribute(const Attribute<T>& attr, const char* name, std::optional<T>
   if (attr.ok()) {
     out = attr.value();
   } else {
-    errors[name] = {"", std::string(python_name(attr.failure().type)), attr.failure().message};
+    errors[name] = {"", std::string(python_name(attr.failure().type)), attr.failure().message, std::nullopt};
   }
 }
 
-trace::LoaderAttributes attributes_of(const DataLoaderShard& loader) {
+template <typename Loader>
+trace::LoaderAttributes attributes_of(const Loader& loader, const char* loader_class) {
   trace::LoaderAttributes a;
-  a.loader_class = "DataLoaderShard";
+  a.loader_class = loader_class;
   read_attribute(loader.len(), "len", a.len, a.attr_errors);
   read_attribute(loader.total_batch_size(), "total_batch_size", a.total_batch_size, a.attr_errors);
   read_attribute(loader.total_dataset_length(), "total_dataset_length", a.total_dataset_length, a.attr_errors);
   return a;
 }
 
+const char* class_of(const DataLoaderShard&) { return "DataLoaderShard"; }
+const char* class_of(const DataLoaderDispatcher&) { return "DataLoaderDispatcher"; }
+
 PrepareOptions options_for_rank(const trace::LoaderCase& config, std::int64_t rank) {
   PrepareOptions options = config.prepare;
   options.process_index = rank;
-  options.process_seed = config.torch_manual_seed.value_or(kTorchDefaultSeed);
+  const std::uint64_t base = config.torch_manual_seed.value_or(kTorchDefaultSeed);
+  // set_seed(seed + process_index): a common way to give every rank different augmentations, and
+  // what makes an unsynchronised shuffle differ between ranks.
+  options.process_seed = config.seed_per_rank ? base + static_cast<std::uint64_t>(rank) : base;
   return options;
 }
 
-trace::PassRecord run_pass(DataLoaderShard& loader, std::int64_t epoch, trace::LoaderRole role,
-                           std::optional<std::int64_t> set_epoch) {
-  trace::PassRecord pass;
-  pass.epoch = epoch;
-  pass.loader = role;
-  pass.set_epoch = set_epoch;
-  if (set_epoch) loader.set_epoch(*set_epoch);
-  const LoaderPass view = loader.iterate();
+void run_pass(DataLoaderShard& loader, Communicator* comm, trace::PassRecord& pass) {
+  const LoaderPass view = loader.iterate(comm);
   const std::int64_t count = view.num_batches();
   pass.batches.reserve(static_cast<std::size_t>(count));
   for (std::int64_t j = 0; j < count; ++j) {
@@ -57,44 +61,159 @@ trace::PassRecord run_pass(DataLoaderShard& loader, std::int64_t epoch, trace::L
   }
   pass.iteration_after = view.iteration_after;
   pass.sampler_epoch_after = loader.sampler_epoch();
-  return pass;
+}
+
+void run_pass(DataLoaderDispatcher& loader, Communicator* comm, trace::PassRecord& pass) {
+  if (!comm) throw AccelerateError(PyErrorType::RuntimeError, "iterate", "DataLoaderDispatcher needs a communicator");
+  DispatchPass d = loader.iterate(*comm);
+  pass.batches = std::move(d.batches);
+  pass.end_of_dataloader = std::move(d.end_of_dataloader);
+  pass.remainder = std::move(d.remainder);
+  pass.iteration_after = d.iteration_after;
+  pass.sampler_epoch_after = d.sampler_epoch_after;
+  if (d.error) pass.error = record(*d.error);
+}
+
+std::int64_t pass_count(const trace::LoaderCase& config) { return config.epochs; }
+
+trace::LoaderRole role_of(const trace::LoaderCase& config, std::int64_t e) {
+  return e < static_cast<std::int64_t>(config.schedule.size()) ? config.schedule[static_cast<std::size_t>(e)]
+                                                               : trace::LoaderRole::Prepared;
+}
+
+std::optional<std::int64_t> set_epoch_of(const trace::LoaderCase& config, std::int64_t e) {
+  if (config.set_epoch && e < static_cast<std::int64_t>(config.set_epoch->size())) {
+    return (*config.set_epoch)[static_cast<std::size_t>(e)];
+  }
+  return std::nullopt;
+}
+
+// Runs `per_rank(rank, comm)` for every rank, one thread each over an in-process group; a rank leaves
+// the group when its function returns or throws.
+template <typename F>
+void run_ranks_together(std::int64_t world, F per_rank) {
+  InProcessGroup group(world);
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(world));
+  for (std::int64_t r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        per_rank(r, group.endpoint(r));
+      } catch (...) {
+        group.leave(r);
+        throw;
+      }
+      group.leave(r);
+    });
+  }
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace
 
-trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank) {
-  DataLoaderShard prepared = prepare_data_loader(config.loader, options_for_rank(config, rank));
+bool needs_communicator(const trace::LoaderCase& config) {
+  return resolve_dispatch_batches(config.loader, config.prepare) || config.prepare.synchronize_generator;
+}
+
+trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm) {
+  PreparedLoader prepared = prepare_data_loader(config.loader, options_for_rank(config, rank));
   trace::RankRecord out;
   out.rank = rank;
-  out.attributes = attributes_of(prepared);
-  for (std::int64_t e = 0; e < config.epochs; ++e) {
-    const auto role = e < static_cast<std::int64_t>(config.schedule.size()) ? config.schedule[e]
-                                                                             : trace::LoaderRole::Prepared;
-    std::optional<std::int64_t> set_epoch;
-    if (config.set_epoch && e < static_cast<std::int64_t>(config.set_epoch->size())) set_epoch = (*config.set_epoch)[e];
-    if (role == trace::LoaderRole::Skipped) {
-      DataLoaderShard skipped = prepared.skip_first_batches(config.skip_first_batches.value_or(0));
-      auto attrs = attributes_of(skipped);
-      out.epochs.push_back(run_pass(skipped, e, role, set_epoch));
-      out.epochs.back().skipped_loader = std::move(attrs);
-    } else {
-      out.epochs.push_back(run_pass(prepared, e, role, set_epoch));
+  std::visit([&](auto& loader) { out.attributes = attributes_of(loader, class_of(loader)); }, prepared);
+  for (std::int64_t e = 0; e < pass_count(config); ++e) {
+    trace::PassRecord pass;
+    pass.epoch = e;
+    pass.loader = role_of(config, e);
+    pass.set_epoch = set_epoch_of(config, e);
+    try {
+      std::visit(
+          [&](auto& loader) {
+            if (pass.loader == trace::LoaderRole::Skipped) {
+              auto skipped = loader.skip_first_batches(config.skip_first_batches.value_or(0));
+              pass.skipped_loader = attributes_of(skipped, class_of(skipped));
+              if (pass.set_epoch) skipped.set_epoch(*pass.set_epoch);
+              run_pass(skipped, comm, pass);
+            } else {
+              if (pass.set_epoch) loader.set_epoch(*pass.set_epoch);
+              run_pass(loader, comm, pass);
+            }
+          },
+          prepared);
+    } catch (const CollectiveError& e) {
+      out.epochs.push_back(std::move(pass));
+      out.error = trace::ErrorRecord{"iterate", "Hang", e.what(), std::nullopt};
+      return out;
     }
+    out.epochs.push_back(std::move(pass));
   }
   return out;
 }
 
 trace::Trace simulate(const trace::LoaderCase& config) {
   trace::Trace t;
-  std::vector<trace::RankRecord> ranks;
+  const std::int64_t world = config.prepare.num_processes;
+  std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));
   try {
-    for (std::int64_t r = 0; r < config.prepare.num_processes; ++r) ranks.push_back(simulate_rank(config, r));
+    // Configuration errors are the same on every rank: rank 0 reports them for the case.
+    (void)prepare_data_loader(config.loader, options_for_rank(config, 0));
+    if (needs_communicator(config)) {
+      std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
+      run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
+        try {
+          ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
+        } catch (...) {
+          failures[static_cast<std::size_t>(r)] = std::current_exception();
+        }
+      });
+      for (auto& f : failures) if (f) std::rethrow_exception(f);
+    } else {
+      for (std::int64_t r = 0; r < world; ++r) ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r);
+    }
   } catch (const AccelerateError& e) {
     t.error = record(e);
+    if (config.multiprocess) t.error->rank = 0;
     ranks.clear();
   }
   t.body = std::move(ranks);
   return t;
+}
+
+std::vector<LockstepRank> simulate_lockstep(const trace::LoaderCase& config) {
+  const std::int64_t world = config.prepare.num_processes;
+  std::vector<LockstepRank> out(static_cast<std::size_t>(world));
+  run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
+    LockstepRank& me = out[static_cast<std::size_t>(r)];
+    me.rank = r;
+    PreparedLoader prepared = prepare_data_loader(config.loader, options_for_rank(config, r));
+    for (std::int64_t e = 0; e < pass_count(config); ++e) {
+      trace::PassRecord pass;
+      std::visit(
+          [&](auto& loader) {
+            if (role_of(config, e) == trace::LoaderRole::Skipped) {
+              auto skipped = loader.skip_first_batches(config.skip_first_batches.value_or(0));
+              run_pass(skipped, &comm, pass);
+            } else {
+              run_pass(loader, &comm, pass);
+            }
+          },
+          prepared);
+      std::int64_t step = 0;
+      try {
+        for (const Batch& b : pass.batches) {
+          comm.all_gather(b);
+          ++step;
+        }
+      } catch (const CollectiveError& err) {
+        me.steps_per_epoch.push_back(step);
+        me.hang = err.what();
+        me.hang_epoch = e;
+        me.hang_step = step;
+        return;
+      }
+      me.steps_per_epoch.push_back(step);
+    }
+  });
+  return out;
 }
 
 trace::Trace simulate(const trace::BatchSamplerShardCase& config) {

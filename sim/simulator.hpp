@@ -1,10 +1,17 @@
 // The in-process N-rank simulator: runs every rank of a case through the core, in one process,
 // deterministically, and records the trace the golden schema describes.
 //
-// Ranks are independent values (each has its own loader, sampler and generators), so the same case
-// always gives the same trace and any rank can be simulated alone.
+// Ranks that never talk (DataLoaderShard without rng synchronisation) run one after another. Ranks
+// that do (DataLoaderDispatcher, synchronised generators) run one thread each over an InProcessGroup,
+// the same collectives a real job makes; a collective that cannot complete is reported on the ranks
+// that wait in it (error type "Hang"), never waited on.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/communicator.hpp"
 #include "trace/trace.hpp"
 
 namespace accel::sim {
@@ -13,7 +20,22 @@ trace::Trace simulate(const trace::LoaderCase& config);
 trace::Trace simulate(const trace::BatchSamplerShardCase& config);
 trace::Trace simulate(const trace::RandpermCase& config);
 
-// One rank of a loader case (the others are not computed).
-trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank);
+// One rank of a loader case. `comm` is required when the loader makes collectives.
+trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr);
+
+// Whether simulating this case needs the ranks to communicate.
+bool needs_communicator(const trace::LoaderCase& config);
+
+// A training loop that makes one collective per step (gather_for_metrics / a DDP all-reduce) over the
+// prepared loader, for every pass of the case: where ranks that fall out of lock-step would hang.
+struct LockstepRank {
+  std::int64_t rank = 0;
+  std::vector<std::int64_t> steps_per_epoch;  // steps completed in each pass
+  std::optional<std::string> hang;            // why this rank would block forever, if it would
+  std::optional<std::int64_t> hang_epoch;
+  std::optional<std::int64_t> hang_step;      // step index within hang_epoch
+};
+
+std::vector<LockstepRank> simulate_lockstep(const trace::LoaderCase& config);
 
 }  // namespace accel::sim

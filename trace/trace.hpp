@@ -22,6 +22,8 @@ struct ErrorRecord {
   std::string where;  // empty inside attr_errors, where the key says where
   std::string type;
   std::string message;
+  // Multiprocess runs: the rank that reported a case-level error.
+  std::optional<std::int64_t> rank;
   friend bool operator==(const ErrorRecord&, const ErrorRecord&) = default;
 };
 
@@ -34,6 +36,8 @@ struct LoaderCase {
   DataLoaderArgs loader;
   PrepareOptions prepare;  // process_index is set per rank by the simulator
   std::optional<std::uint64_t> torch_manual_seed;
+  // Each process called torch.manual_seed(torch_manual_seed + rank) (set_seed(seed + process_index)).
+  bool seed_per_rank = false;
   bool dataset_generator = false;
   std::int64_t epochs = 1;
   std::vector<LoaderRole> schedule;

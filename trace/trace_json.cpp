@@ -5,6 +5,9 @@
 namespace accel::trace {
 namespace {
 
+// The seed of the generator the golden recorder's iterable dataset owns (dataset_generator: true).
+constexpr std::uint64_t kDatasetGeneratorSeed = kTorchDefaultSeed;  // a fresh torch.Generator()
+
 [[noreturn]] void fail(const std::string& field, const std::string& rule) {
   throw ConfigError("config." + field + ": " + rule);
 }
@@ -99,6 +102,18 @@ LoaderCase parse_loader(const Json& c) {
   if (torch_version != "2.6" && torch_version != "1.13") fail("torch_version", "must be \"2.6\" (current) or \"1.13\"");
   lc.prepare.torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
   lc.dataset_generator = get_bool(c, "dataset_generator", false);
+  if (lc.dataset_generator) {
+    if (lc.loader.dataset_kind != DatasetKind::Iterable) fail("dataset_generator", "applies to iterable datasets only");
+    lc.loader.dataset_generator_seed = get_optional_seed(c, "dataset_generator_seed").value_or(kDatasetGeneratorSeed);
+  }
+  lc.seed_per_rank = get_bool(c, "seed_per_rank", false);
+  if (const Json* rt = find(c, "rng_types"); rt && !rt->is_null()) {
+    if (!rt->is_array()) fail("rng_types", "must be null or a list of \"generator\" / \"torch\"");
+    for (const Json& t : *rt) {
+      if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") fail("rng_types", "unknown rng type " + t.dump());
+      if (t == "generator") lc.prepare.synchronize_generator = true;
+    }
+  }
   lc.skip_first_batches = get_optional_int(c, "skip_first_batches", 0);
   lc.epochs = get_int(c, "epochs", 1, 0);
   if (const Json* s = find(c, "schedule"); s && !s->is_null()) {
@@ -134,6 +149,7 @@ Json error_json(const ErrorRecord& e, bool with_where) {
   if (with_where) j["where"] = e.where;
   j["type"] = e.type;
   j["message"] = e.message;
+  if (e.rank) j["rank"] = *e.rank;
   return j;
 }
 
@@ -283,10 +299,7 @@ CaseConfig parse_config(const Json& config) {
     c.epochs = get_int(config, "epochs", 1, 0);
     return c;
   }
-  LoaderCase lc = parse_loader(config);
-  if (lc.prepare.dispatch_batches.value_or(false)) return UncoveredCase{"dispatch"};
-  if (lc.loader.dataset_kind == DatasetKind::Iterable) return UncoveredCase{"iterable"};
-  return lc;
+  return parse_loader(config);
 }
 
 Json to_json(const std::string& case_name, const Json& config, const Trace& trace) {

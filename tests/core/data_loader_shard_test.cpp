@@ -28,7 +28,7 @@ DataLoaderShard seeded_loader(std::int64_t rank) {
   po.process_index = rank;
   po.use_seedable_sampler = true;
   po.data_seed = 42;
-  return prepare_data_loader(dl, po);
+  return std::get<DataLoaderShard>(prepare_data_loader(dl, po));
 }
 
 TEST(DataLoaderShard, EndOfDataloaderOnlyOnLastBatchAndIterationCounts) {
@@ -59,7 +59,7 @@ TEST(DataLoaderShard, EmptyPassDoesNotCountAnIteration) {
   const DataLoaderArgs dl = map_loader(0, 2);
   PrepareOptions po;
   po.num_processes = 2;
-  DataLoaderShard loader = prepare_data_loader(dl, po);
+  DataLoaderShard loader = std::get<DataLoaderShard>(prepare_data_loader(dl, po));
   EXPECT_EQ(loader.iterate().num_batches(), 0);
   EXPECT_EQ(loader.iteration(), 0);
 }

@@ -1,0 +1,47 @@
+// The collectives Accelerate's data path uses, as one interface, so the same core runs over the
+// in-process simulator, Gloo or NCCL.
+//
+// Every call is a collective: all ranks of the group must make the same calls in the same order.
+// Implementations bound every call by a timeout and raise CollectiveError, naming the ranks that did
+// not arrive, instead of hanging.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "batch.hpp"
+
+namespace accel {
+
+class CollectiveError : public std::runtime_error {
+ public:
+  CollectiveError(std::string message, std::vector<std::int64_t> missing_ranks, std::int64_t collective_index)
+      : std::runtime_error(std::move(message)), missing_(std::move(missing_ranks)), index_(collective_index) {}
+  // Ranks that never entered the collective (exited, died or stuck elsewhere).
+  const std::vector<std::int64_t>& missing_ranks() const noexcept { return missing_; }
+  // How many collectives this rank had completed before the failing one.
+  std::int64_t collective_index() const noexcept { return index_; }
+
+ private:
+  std::vector<std::int64_t> missing_;
+  std::int64_t index_;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual std::int64_t rank() const = 0;
+  virtual std::int64_t world_size() const = 0;
+
+  // broadcast_object_list: `root`'s small object (a few integers) replaces everyone's.
+  virtual std::vector<std::int64_t> broadcast_object(std::vector<std::int64_t> object, std::int64_t root) = 0;
+  // broadcast of a batch tensor from `root`.
+  virtual Batch broadcast(Batch batch, std::int64_t root) = 0;
+  // all_gather of one batch per rank (gather_for_metrics), in rank order.
+  virtual std::vector<Batch> all_gather(const Batch& batch) = 0;
+  virtual void barrier() = 0;
+};
+
+}  // namespace accel

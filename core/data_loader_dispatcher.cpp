@@ -1,0 +1,203 @@
+#include "data_loader_dispatcher.hpp"
+
+#include <algorithm>
+
+#include "randperm.hpp"
+
+namespace accel {
+namespace {
+
+// What broadcast_object_list carries: the batch structure (here its length) and the stop flag.
+struct BatchInfo {
+  bool has_batch = false;
+  std::int64_t size = 0;
+  bool stop = false;
+};
+
+std::vector<std::int64_t> encode(const BatchInfo& info) { return {info.has_batch ? 1 : 0, info.size, info.stop ? 1 : 0}; }
+BatchInfo decode(const std::vector<std::int64_t>& v) { return {v.at(0) != 0, v.at(1), v.at(2) != 0}; }
+
+Batch slice(const Batch& b, std::int64_t begin, std::int64_t end) {
+  const auto n = static_cast<std::int64_t>(b.size());
+  begin = std::clamp<std::int64_t>(begin, 0, n);
+  end = std::clamp<std::int64_t>(end, begin, n);
+  return Batch(b.begin() + begin, b.begin() + end);
+}
+
+}  // namespace
+
+// The user's DataLoader as rank 0 iterates it: batches of batch_size over the epoch's order. The
+// order is drawn on the first next(), as torch's lazy sampler iterator does.
+class DataLoaderDispatcher::BaseIterator {
+ public:
+  BaseIterator(DataLoaderDispatcher& owner) : owner_(owner) {}
+
+  std::optional<Batch> next() {
+    if (!order_) {
+      order_ = owner_.options_.iterable ? iterable_order() : owner_.shared_->sampler.iterate();
+      index_ = owner_.skip_underlying_;
+      const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
+      count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;
+    }
+    if (index_ >= count_) return std::nullopt;
+    const std::int64_t b = owner_.options_.batch_size;
+    Batch batch;
+    for (std::int64_t p = index_ * b; p < std::min((index_ + 1) * b, order_->size()); ++p) batch.push_back((*order_)[p]);
+    ++index_;
+    return batch;
+  }
+
+ private:
+  SampleOrder iterable_order() {
+    const std::int64_t n = owner_.options_.sampler.dataset_len;
+    if (!owner_.options_.dataset_generator_seed) return SampleOrder::sequential(n);
+    return SampleOrder::of(randperm(n, owner_.shared_->dataset_generator, owner_.options_.sampler.torch_version));
+  }
+
+  DataLoaderDispatcher& owner_;
+  std::optional<SampleOrder> order_;
+  std::int64_t index_ = 0;
+  std::int64_t count_ = 0;
+};
+
+struct DataLoaderDispatcher::Fetched {
+  Batch batch;
+  BatchInfo info;
+};
+
+DataLoaderDispatcher::DataLoaderDispatcher(DispatcherOptions options)
+    : options_(options),
+      shared_(std::make_shared<Shared>(Shared{Sampler(options.sampler),
+                                              TorchGenerator(options.dataset_generator_seed.value_or(kTorchDefaultSeed))})) {}
+
+DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_batches) const {
+  DataLoaderDispatcher skipped = *this;
+  if (options_.iterable) {
+    skipped.skip_dispatched_ = num_batches;
+  } else {
+    skipped.skip_underlying_ = num_batches;
+  }
+  return skipped;
+}
+
+std::int64_t DataLoaderDispatcher::underlying_len() const {
+  const std::int64_t m = options_.iterable ? options_.sampler.dataset_len : shared_->sampler.size();
+  const std::int64_t b = options_.batch_size;
+  return (options_.drop_last ? m / b : (m + b - 1) / b) - skip_underlying_;
+}
+
+Attribute<std::int64_t> DataLoaderDispatcher::len() const {
+  const std::int64_t whole = underlying_len();
+  if (whole < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
+  const std::int64_t r = options_.num_processes;
+  if (options_.split_batches) return whole;
+  if (options_.drop_last) return whole / r;
+  return (whole + r - 1) / r;
+}
+
+Attribute<std::int64_t> DataLoaderDispatcher::total_batch_size() const {
+  // The property reads dataset.batch_size, which a plain dataset lacks; DataLoaderAdapter's
+  // attribute fallback then reports it as missing on the DataLoader.
+  return AttributeFailure{PyErrorType::AttributeError, "'DataLoader' object has no attribute 'total_batch_size'"};
+}
+
+Attribute<std::int64_t> DataLoaderDispatcher::total_dataset_length() const { return options_.sampler.dataset_len; }
+
+std::optional<std::int64_t> DataLoaderDispatcher::sampler_epoch() const {
+  if (options_.iterable || !shared_->sampler.has_set_epoch()) return std::nullopt;
+  return shared_->sampler.epoch();
+}
+
+void DataLoaderDispatcher::set_epoch(std::int64_t epoch) {
+  iteration_ = epoch;
+  if (!options_.iterable && shared_->sampler.has_set_epoch()) shared_->sampler.set_epoch(epoch);
+}
+
+DataLoaderDispatcher::Fetched DataLoaderDispatcher::fetch(BaseIterator& it, Communicator& comm) {
+  const bool main = options_.process_index == 0;
+  Fetched out;
+  std::vector<Batch> batches;
+  if (main) {
+    bool exhausted = false;
+    if (options_.split_batches) {
+      if (auto b = it.next()) out.batch = std::move(*b); else exhausted = true;
+    } else {
+      for (std::int64_t i = 0; i < options_.num_processes && !exhausted; ++i) {
+        if (auto b = it.next()) batches.push_back(std::move(*b)); else exhausted = true;
+      }
+      if (!exhausted) for (const Batch& b : batches) out.batch.insert(out.batch.end(), b.begin(), b.end());
+    }
+    out.info = exhausted ? BatchInfo{false, 0, true} : BatchInfo{true, static_cast<std::int64_t>(out.batch.size()), false};
+  } else {
+    out.info = BatchInfo{false, 0, stop_iteration_};
+  }
+  out.info = decode(comm.broadcast_object(encode(out.info), 0));
+  stop_iteration_ = out.info.stop;
+  if (stop_iteration_ && !options_.split_batches && !options_.drop_last) {
+    // A short group of batches at the end is still dispatched.
+    if (main && !batches.empty()) {
+      out.batch.clear();
+      for (const Batch& b : batches) out.batch.insert(out.batch.end(), b.begin(), b.end());
+      out.info = BatchInfo{true, static_cast<std::int64_t>(out.batch.size()), false};
+    } else {
+      out.info = BatchInfo{false, 0, true};
+    }
+    out.info = decode(comm.broadcast_object(encode(out.info), 0));
+  }
+  return out;
+}
+
+DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
+  DispatchPass pass;
+  const std::int64_t R = options_.num_processes;
+  const std::int64_t r = options_.process_index;
+  std::int64_t remainder = -1;  // begin(): total_batch_size raises, so it stays -1 until the end
+  set_epoch(iteration_);
+  BaseIterator it(*this);
+  stop_iteration_ = false;
+  std::optional<Batch> first_batch;
+  try {
+    Fetched next = fetch(it, comm);
+    std::int64_t batch_index = 0;
+    bool stop = false;
+    while (!stop) {
+      Fetched current = std::move(next);
+      if (!current.info.has_batch) {
+        // broadcast(None): Accelerate's type check raises before any communication, on every rank.
+        throw AccelerateError(PyErrorType::TypeError, "iterate",
+                              "Unsupported types (<class 'NoneType'>) passed to `_gpu_broadcast_one`. Only nested "
+                              "list/tuple/dicts of objects that are valid for `is_torch_tensor` should be passed.");
+      }
+      if (r != 0) current.batch.assign(static_cast<std::size_t>(current.info.size), 0);
+      Batch batch = comm.broadcast(std::move(current.batch), 0);
+      if (!options_.drop_last && !first_batch) first_batch = slice(batch, 0, R);
+      const auto observed = static_cast<std::int64_t>(batch.size());
+      std::int64_t per_rank = observed / R;
+      stop = stop_iteration_;
+      if (!stop) {
+        next = fetch(it, comm);
+        if (stop_iteration_ && !next.info.has_batch) stop = true;
+      }
+      if (!options_.drop_last && stop && observed % R != 0) {
+        batch.insert(batch.end(), first_batch->begin(), first_batch->end());
+        per_rank += 1;
+      }
+      Batch mine = slice(batch, r * per_rank, (r + 1) * per_rank);
+      if (stop) remainder = observed;
+      if (batch_index >= skip_dispatched_) {
+        pass.batches.push_back(std::move(mine));
+        pass.end_of_dataloader.push_back(stop);
+        pass.remainder.push_back(remainder);
+      }
+      ++batch_index;
+    }
+    ++iteration_;
+  } catch (const AccelerateError& e) {
+    pass.error = e;
+  }
+  pass.iteration_after = iteration_;
+  pass.sampler_epoch_after = sampler_epoch();
+  return pass;
+}
+
+}  // namespace accel

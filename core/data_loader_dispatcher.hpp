@@ -1,0 +1,83 @@
+// DataLoaderDispatcher: rank 0 alone iterates the user's loader and broadcasts; every rank slices its
+// part. Written over the Communicator interface, so the same code runs in the simulator and on real
+// ranks.
+//
+// Accelerate's tail rules live here: without split_batches, num_processes batches are concatenated (a
+// short group at the end is still dispatched unless drop_last); a final batch whose size is not a
+// multiple of num_processes is completed with the first num_processes samples of the epoch's first
+// dispatched batch, so later ranks can get short or even empty batches; when no batch at all can be
+// formed every rank raises TypeError from the broadcast.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "attribute.hpp"
+#include "batch.hpp"
+#include "communicator.hpp"
+#include "error.hpp"
+#include "sampler.hpp"
+
+namespace accel {
+
+struct DispatcherOptions {
+  bool iterable = false;
+  SamplerOptions sampler;  // map-style: the user's sampler (rank 0 iterates it)
+  std::int64_t batch_size = 1;
+  bool drop_last = false;
+  bool split_batches = false;
+  std::int64_t num_processes = 1;
+  std::int64_t process_index = 0;
+  // Iterable: the dataset's own generator (never reseeded here: no IterableDatasetShard wraps it).
+  std::optional<std::uint64_t> dataset_generator_seed;
+};
+
+struct DispatchPass {
+  std::vector<Batch> batches;
+  std::vector<bool> end_of_dataloader;
+  std::vector<std::int64_t> remainder;
+  std::int64_t iteration_after = 0;
+  std::optional<std::int64_t> sampler_epoch_after;
+  std::optional<AccelerateError> error;  // raised while iterating; `batches` holds what came before
+};
+
+class DataLoaderDispatcher {
+ public:
+  explicit DataLoaderDispatcher(DispatcherOptions options);
+
+  // Map-style: skips k batches of the underlying loader (a SkipBatchSampler); iterable: skips k
+  // dispatched batches. Shares the sampler and starts from this loader's iteration counter.
+  DataLoaderDispatcher skip_first_batches(std::int64_t num_batches) const;
+
+  Attribute<std::int64_t> len() const;
+  Attribute<std::int64_t> total_batch_size() const;
+  Attribute<std::int64_t> total_dataset_length() const;
+  std::int64_t iteration() const noexcept { return iteration_; }
+  std::optional<std::int64_t> sampler_epoch() const;
+  void set_epoch(std::int64_t epoch);
+
+  // One pass; every rank of `comm` must call it together.
+  DispatchPass iterate(Communicator& comm);
+
+ private:
+  struct Shared {  // what Python shares between a loader and the ones skip_first_batches derives
+    Sampler sampler;
+    TorchGenerator dataset_generator;
+  };
+  class BaseIterator;
+  struct Fetched;
+
+  std::int64_t underlying_len() const;
+  Fetched fetch(BaseIterator& it, Communicator& comm);
+
+  DispatcherOptions options_;
+  std::shared_ptr<Shared> shared_;
+  std::int64_t skip_underlying_ = 0;   // map: SkipBatchSampler
+  std::int64_t skip_dispatched_ = 0;   // iterable: skip_batches
+  std::int64_t iteration_ = 0;
+  bool stop_iteration_ = false;
+};
+
+}  // namespace accel

@@ -1,0 +1,61 @@
+// An in-process communicator for R simulated ranks (one thread each), deterministic and hang-aware.
+//
+// Collectives complete when every rank has entered them, exactly as on real ranks. When a rank leaves
+// (its loop ended) while others wait in a collective it will never enter, the waiting ranks get a
+// CollectiveError naming the missing ranks and the collective's index, at once: the simulator reports
+// the hang a real job would have instead of having one. A timeout backs this up.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/communicator.hpp"
+
+namespace accel::sim {
+
+class InProcessGroup {
+ public:
+  explicit InProcessGroup(std::int64_t world_size,
+                          std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+  ~InProcessGroup();
+  InProcessGroup(const InProcessGroup&) = delete;
+  InProcessGroup& operator=(const InProcessGroup&) = delete;
+
+  // Rank r's endpoint; valid while the group lives.
+  Communicator& endpoint(std::int64_t rank);
+  // Rank r makes no more collectives (its loop ended or it failed).
+  void leave(std::int64_t rank);
+
+ private:
+  class Endpoint;
+  struct Pending {
+    std::string op;
+    std::vector<Batch> payloads;
+    std::vector<bool> arrived;
+    std::int64_t count = 0;
+    std::int64_t released = 0;
+    bool done = false;
+    std::string failure;
+    std::vector<std::int64_t> missing;
+  };
+
+  std::vector<Batch> collective(std::int64_t rank, const std::string& op, Batch payload);
+  void check_stuck_locked();
+
+  std::int64_t world_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::int64_t> next_index_;
+  std::vector<bool> left_;
+  std::map<std::int64_t, Pending> pending_;
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;
+};
+
+}  // namespace accel::sim
