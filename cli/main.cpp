@@ -48,6 +48,13 @@ struct LoaderFlags {
   std::optional<std::int64_t> skip_batches;
   std::int64_t epochs = 1;
   std::string torch_version = "2.6";
+  std::string dataset = "map";
+  bool dispatch_on = false;
+  bool dispatch_off = false;
+  bool put_on_device = false;
+  std::string rng_types = "generator";
+  bool seed_per_rank = false;
+  bool dataset_generator = false;
 
   void add_to(CLI::App& app) {
     app.add_option("--ranks,--num-processes", ranks, "number of ranks (num_processes)")->check(CLI::PositiveNumber);
@@ -66,13 +73,25 @@ struct LoaderFlags {
     app.add_option("--epochs", epochs, "passes over the loader")->check(CLI::PositiveNumber);
     app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
         ->check(CLI::IsMember({"2.6", "1.13"}));
+    app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")
+        ->check(CLI::IsMember({"map", "iterable"}));
+    app.add_flag("--dispatch-batches", dispatch_on,
+                 "dispatch_batches=True (default: Accelerate's, on for iterable datasets with --put-on-device)");
+    app.add_flag("--no-dispatch-batches", dispatch_off, "dispatch_batches=False");
+    app.add_flag("--put-on-device", put_on_device, "put_on_device=True (Accelerator's device_placement)");
+    app.add_option("--rng-types", rng_types,
+                   "generator (Accelerator's default: rank 0's sampler generator is broadcast every pass) or none")
+        ->check(CLI::IsMember({"generator", "none"}));
+    app.add_flag("--seed-per-rank", seed_per_rank, "each rank called torch.manual_seed(torch_seed + rank)");
+    app.add_flag("--dataset-generator", dataset_generator,
+                 "the iterable dataset owns a torch.Generator and yields a fresh randperm every pass");
   }
 
   Json config() const {
     if (dataset_len < 0) throw accel::trace::ConfigError("--dataset-len: is required (a number >= 0)");
     Json c;
     c["api"] = skip_batches ? "prepare_data_loader+skip_first_batches" : "prepare_data_loader";
-    c["dataset_kind"] = "map";
+    c["dataset_kind"] = dataset;
     c["dataset_len"] = dataset_len;
     c["batch_size"] = batch_size;
     c["num_processes"] = ranks;
@@ -83,8 +102,12 @@ struct LoaderFlags {
     c["use_seedable_sampler"] = shuffle && seedable;
     c["data_seed"] = seed ? Json(*seed) : Json(nullptr);
     c["torch_manual_seed"] = torch_seed ? Json(*torch_seed) : Json(nullptr);
-    c["dispatch_batches"] = false;
-    c["dataset_generator"] = false;
+    if (dispatch_on && dispatch_off) throw accel::trace::ConfigError("--dispatch-batches: conflicts with --no-dispatch-batches");
+    c["dispatch_batches"] = dispatch_on ? Json(true) : dispatch_off ? Json(false) : Json(nullptr);
+    c["put_on_device"] = put_on_device;
+    c["dataset_generator"] = dataset_generator;
+    c["rng_types"] = rng_types == "none" ? Json(nullptr) : Json::array({rng_types});
+    c["seed_per_rank"] = seed_per_rank;
     c["epochs"] = epochs;
     Json schedule = Json::array();
     for (std::int64_t e = 0; e < epochs; ++e) schedule.push_back(skip_batches && e == 0 ? "skipped" : "prepared");
@@ -93,6 +116,9 @@ struct LoaderFlags {
     c["skip_first_batches"] = skip_batches ? Json(*skip_batches) : Json(nullptr);
     c["multiprocess"] = false;
     c["torch_version"] = torch_version;
+    if (dataset_generator && dataset != "iterable") {
+      throw accel::trace::ConfigError("--dataset-generator: needs --dataset iterable");
+    }
     return c;
   }
 };
