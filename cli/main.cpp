@@ -4,13 +4,19 @@
 // configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 
 #include "core/error.hpp"
-#include "reports/coverage_summary.hpp"
+#include "reports/html_report.hpp"
+#include "reports/json_report.hpp"
+#include "reports/requirements.hpp"
+#include "reports/terminal_report.hpp"
+#include "reports/what_if.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
@@ -178,16 +184,112 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
   return kExitDiffer;
 }
 
-int run_summary(const LoaderFlags& flags) {
+std::string report_json_text(const accel::reports::WhatIfReport& report) {
+  return accel::reports::render_json(report).dump(2) + "\n";
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
+// the first one resumes with skip_first_batches).
+int run_check_config(const Json& config, const std::string& requirements) {
+  const auto parsed = accel::trace::parse_config(config);
+  const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
+  if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
+  const auto names = split_list(requirements);
+  if (names.empty()) throw accel::trace::ConfigError("--require: give at least one requirement");
+  std::vector<std::pair<std::string, accel::trace::LoaderCase>> passes = {{"first pass", *loader_case}};
+  if (!loader_case->schedule.empty() && loader_case->schedule.front() == accel::trace::LoaderRole::Skipped &&
+      loader_case->epochs > 1) {
+    auto full = *loader_case;
+    full.schedule.assign(full.schedule.size(), accel::trace::LoaderRole::Prepared);
+    full.skip_first_batches.reset();
+    passes.push_back({"full pass", full});
+  }
+  bool all_hold = true;
+  for (const auto& [what, c] : passes) {
+    const auto scenario = accel::reports::analyze(c, what, "");
+    if (scenario.rejected) {
+      throw accel::AccelerateError(accel::PyErrorType::ValueError, "prepare_data_loader", *scenario.rejected);
+    }
+    std::vector<accel::reports::RequirementResult> results;
+    try {
+      results = accel::reports::check_requirements(scenario, names);
+    } catch (const std::invalid_argument& e) {
+      throw accel::trace::ConfigError(e.what());
+    }
+    for (const auto& r : results) {
+      std::cout << (r.holds ? "ok   " : "FAIL ") << r.name << " (" << what << ")";
+      if (!r.holds) std::cout << ": " << r.evidence;
+      std::cout << "\n";
+      all_hold = all_hold && r.holds;
+    }
+  }
+  return all_hold ? 0 : kExitDiffer;
+}
+
+// Diffs every trace file in a directory against the simulator.
+int run_check_golden(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw accel::trace::ConfigError("--golden: " + dir + " is not a directory");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw accel::trace::ConfigError("--golden: no .json traces in " + dir);
+  int matched = 0, differed = 0, uncovered = 0;
+  for (const auto& f : files) {
+    const Json expected = accel::trace::parse_text(read_source(f.string()), f.string());
+    if (!expected.is_object() || !expected.contains("config")) {
+      throw accel::trace::ConfigError(f.string() + ": not a trace (no `config` object)");
+    }
+    std::string family;
+    const auto trace = simulate(accel::trace::parse_config(expected["config"]), family);
+    if (!trace) {
+      ++uncovered;
+      std::cout << "not covered  " << f.filename().string() << " (family " << family << ")\n";
+      continue;
+    }
+    Json actual = accel::trace::to_json(expected.value("case", std::string()), expected["config"], *trace);
+    if (expected.contains("family")) actual["family"] = expected["family"];
+    if (const auto d = accel::trace::first_divergence(expected, actual)) {
+      ++differed;
+      std::cout << "DIFFERS      " << f.filename().string() << ": " << accel::trace::describe(*d) << "\n";
+    } else {
+      ++matched;
+    }
+  }
+  std::cout << matched << " matched, " << differed << " differed, " << uncovered << " not covered\n";
+  return differed == 0 && uncovered == 0 ? 0 : kExitDiffer;
+}
+
+struct ReportOptions {
+  bool json = false;
+  std::string html_path;
+};
+
+int run_what_if(const LoaderFlags& flags, const ReportOptions& out) {
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
-  const auto trace = accel::sim::simulate(config);
-  if (trace.error) {
-    throw accel::AccelerateError(accel::PyErrorType::ValueError, trace.error->where, trace.error->message);
+  const auto report = accel::reports::what_if(config);
+  if (!out.html_path.empty()) {
+    std::ofstream html(out.html_path);
+    if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);
+    html << accel::reports::render_html(report);
   }
-  const auto& ranks = std::get<std::vector<accel::trace::RankRecord>>(trace.body);
-  std::cout << accel::reports::render_terminal(config, accel::reports::summarize(config, ranks));
-  return 0;
+  if (out.json) {
+    std::cout << report_json_text(report);
+  } else {
+    std::cout << accel::reports::render_terminal(report);
+  }
+  return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
 
 }  // namespace
@@ -197,6 +299,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   LoaderFlags flags;
   flags.add_to(app);
+  ReportOptions report_options;
+  app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
+  app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page");
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
   std::string config_path;
@@ -208,6 +313,14 @@ int main(int argc, char** argv) {
   std::string expected_path, actual_path;
   diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
   diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
+
+  auto* check_cmd = app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
+  std::string check_config, requirements, golden_dir;
+  check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)");
+  check_cmd->add_option("--require", requirements, "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage");
+  check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator");
+  LoaderFlags check_flags;
+  check_flags.add_to(*check_cmd);
 
   try {
     app.parse(argc, argv);
@@ -229,7 +342,22 @@ int main(int argc, char** argv) {
       return run_trace(config_path, trace_flags, from_flags);
     }
     if (*diff_cmd) return run_diff(expected_path, actual_path);
-    return run_summary(flags);
+    if (*check_cmd) {
+      if (!golden_dir.empty()) return run_check_golden(golden_dir);
+      if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
+      Json config;
+      if (!check_config.empty()) {
+        const Json file = accel::trace::parse_text(read_source(check_config), check_config);
+        if (!file.is_object() || !file.contains("config")) {
+          throw accel::trace::ConfigError(check_config + ": must be a JSON object with a `config` object");
+        }
+        config = file["config"];
+      } else {
+        config = check_flags.config();
+      }
+      return run_check_config(config, requirements);
+    }
+    return run_what_if(flags, report_options);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;

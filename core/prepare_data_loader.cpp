@@ -62,6 +62,29 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
 
 }  // namespace
 
+SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass) {
+  if (loader.dataset_kind == DatasetKind::Iterable) {
+    if (!loader.dataset_generator_seed) return SampleOrder::sequential(loader.dataset_len);
+    TorchGenerator gen(*loader.dataset_generator_seed);
+    const bool reseeded = options.num_processes != 1 && !resolve_dispatch_batches(loader, options);
+    if (reseeded) {
+      gen.manual_seed(static_cast<std::uint64_t>(pass));  // IterableDatasetShard reseeds with the epoch
+    } else {
+      for (std::int64_t p = 0; p < pass; ++p) skip_randperm_draws(loader.dataset_len, gen, options.torch_version);
+    }
+    return SampleOrder::of(randperm(loader.dataset_len, gen, options.torch_version));
+  }
+  PrepareOptions rank0 = options;
+  rank0.process_index = 0;
+  Sampler sampler(sampler_for(loader, rank0));
+  if (sampler.is_seedable()) {
+    sampler.set_epoch(pass);
+    return sampler.iterate();
+  }
+  for (std::int64_t p = 0; p < pass; ++p) sampler.iterate();
+  return sampler.iterate();
+}
+
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options) {
   if (options.dispatch_batches) return *options.dispatch_batches;
   return options.put_on_device && loader.dataset_kind == DatasetKind::Iterable;

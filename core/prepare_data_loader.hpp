@@ -60,6 +60,10 @@ using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
 // dispatch_batches as prepare_data_loader resolves it (None -> iterable and put_on_device).
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options);
 
+// The epoch order rank 0's loader draws on its pass number `pass` (0 = the first), as its sampler or
+// dataset generator produces it: what every rank shares unless an unsynchronised shuffle differs.
+SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass);
+
 // Raises AccelerateError (where = "prepare_data_loader" or "DataLoader") for rejected configs.
 PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);
 

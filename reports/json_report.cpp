@@ -1,0 +1,48 @@
+#include "json_report.hpp"
+
+namespace accel::reports {
+
+nlohmann::ordered_json render_json(const WhatIfReport& r) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["report_version"] = kReportVersion;
+  j["num_processes"] = r.num_processes;
+  j["dataset_len"] = r.dataset_len;
+  j["dataset_kind"] = r.dataset_kind;
+  j["order"] = r.order;
+  j["torch_version"] = r.torch_version;
+  Json scenarios = Json::array();
+  for (const Scenario& s : r.scenarios) {
+    Json o;
+    o["label"] = s.label;
+    o["flags"] = s.flags;
+    o["rejected"] = s.rejected ? Json(*s.rejected) : Json(nullptr);
+    o["iteration_error"] = s.iteration_error ? Json(*s.iteration_error) : Json(nullptr);
+    o["loader_class"] = s.loader_class;
+    o["steps_per_rank"] = s.batches_per_rank;
+    o["len_per_rank"] = s.len_per_rank;
+    o["min_steps"] = s.min_steps;
+    o["max_steps"] = s.max_steps;
+    o["short_ranks"] = s.short_ranks;
+    o["waiting_ranks"] = s.waiting_ranks;
+    o["len_mismatch_ranks"] = s.len_mismatch_ranks;
+    const auto& c = s.coverage.counts;
+    o["samples_yielded"] = c.yielded;
+    o["distinct_samples"] = c.distinct;
+    o["duplicated"] = c.duplicated;
+    o["repeated_samples"] = c.repeated;
+    o["max_times_seen"] = c.max_times;
+    o["duplicated_ids"] = s.coverage.duplicated_ids;
+    o["dropped"] = c.dropped;
+    o["dropped_ids"] = s.coverage.dropped_ids;
+    o["resumed_from"] = s.resumed_from;
+    o["not_seen_before_resume"] = c.before_resume;
+    o["ranks_share_order"] = s.ranks_share_order;
+    scenarios.push_back(std::move(o));
+  }
+  j["scenarios"] = std::move(scenarios);
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+}  // namespace accel::reports

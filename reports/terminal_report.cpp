@@ -1,0 +1,60 @@
+#include "terminal_report.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace accel::reports {
+namespace {
+
+std::string steps_text(const Scenario& s) {
+  if (s.batches_per_rank.empty()) return "-";
+  if (s.short_ranks.empty()) return std::to_string(s.max_steps);
+  std::string out = std::to_string(s.max_steps) + " (" + rank_ranges(s.short_ranks) + ": " + std::to_string(s.min_steps) + ")";
+  return out;
+}
+
+std::string cell(const std::string& text, std::size_t width) {
+  if (text.size() >= width) return text + " ";
+  return text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
+std::string render_terminal(const WhatIfReport& r) {
+  std::ostringstream os;
+  os << "accel-sim what-if: " << r.num_processes << " ranks, " << r.dataset_len << " samples ("
+     << r.dataset_kind << "-style, " << r.order << ")";
+  const Scenario& base = r.scenarios.front();
+  os << ", batch_size " << base.config.loader.batch_size;
+  os << ", torch " << r.torch_version << " shuffle order\n\n";
+  const std::size_t w0 = 36, w1 = 20, w2 = 10, w3 = 12, w4 = 10;
+  os << "  " << cell("option", w0) << cell("steps/epoch", w1) << cell("samples", w2) << cell("duplicated", w3)
+     << cell("dropped", w4) << "waits in a collective\n";
+  for (const Scenario& s : r.scenarios) {
+    os << "  " << cell(s.label, w0);
+    if (s.rejected) {
+      os << "rejected: " << *s.rejected << "\n";
+      continue;
+    }
+    if (s.iteration_error) {
+      os << "fails: " << *s.iteration_error << "\n";
+      continue;
+    }
+    const auto& c = s.coverage.counts;
+    os << cell(steps_text(s), w1) << cell(std::to_string(c.yielded), w2) << cell(std::to_string(c.duplicated), w3)
+       << cell(std::to_string(c.dropped), w4);
+    if (s.waiting_ranks.empty()) {
+      os << "-";
+    } else {
+      os << "ranks " << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
+    }
+    os << "\n";
+  }
+  if (!r.warnings.empty()) {
+    os << "\n";
+    for (const auto& w : r.warnings) os << "  ! " << w << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace accel::reports

@@ -1,0 +1,12 @@
+// The what-if report as a readable terminal table.
+#pragma once
+
+#include <string>
+
+#include "what_if.hpp"
+
+namespace accel::reports {
+
+std::string render_terminal(const WhatIfReport& report);
+
+}  // namespace accel::reports

@@ -1,0 +1,285 @@
+#include "what_if.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "core/epoch_plan.hpp"
+#include "core/error.hpp"
+#include "sim/simulator.hpp"
+
+namespace accel::reports {
+namespace {
+
+constexpr std::size_t kShownIds = 32;
+constexpr std::size_t kShownOccurrences = 5;
+
+bool ranks_share_order(const trace::LoaderCase& c) {
+  const bool unsynchronised_shuffle = c.loader.shuffle && !c.prepare.use_seedable_sampler &&
+                                      !c.prepare.synchronize_generator && !c.loader.generator_seed && c.seed_per_rank;
+  return !(unsynchronised_shuffle && c.prepare.num_processes > 1 &&
+           !resolve_dispatch_batches(c.loader, c.prepare));
+}
+
+std::optional<std::int64_t> first_pass_skip(const trace::LoaderCase& c) {
+  if (!c.schedule.empty() && c.schedule.front() == trace::LoaderRole::Skipped) return c.skip_first_batches;
+  return std::nullopt;
+}
+
+void finish_steps(Scenario& s) {
+  if (s.batches_per_rank.empty()) return;
+  const auto [lo, hi] = std::minmax_element(s.batches_per_rank.begin(), s.batches_per_rank.end());
+  s.min_steps = *lo;
+  s.max_steps = *hi;
+  for (std::size_t r = 0; r < s.batches_per_rank.size(); ++r) {
+    const auto n = s.batches_per_rank[r];
+    if (n < s.max_steps) s.short_ranks.push_back(static_cast<std::int64_t>(r));
+    // A rank with more batches enters a collective at step min_steps that the short ranks never do.
+    if (n > s.min_steps) s.waiting_ranks.push_back(static_cast<std::int64_t>(r));
+    if (s.len_per_rank[r] >= 0 && s.len_per_rank[r] != n) s.len_mismatch_ranks.push_back(static_cast<std::int64_t>(r));
+  }
+}
+
+// Every rank replayed through the simulator: for configs whose ranks do not share one order.
+void analyze_by_replay(const trace::LoaderCase& c, Scenario& s) {
+  trace::LoaderCase one_pass = c;
+  one_pass.epochs = 1;
+  one_pass.schedule.resize(1);
+  if (one_pass.set_epoch) one_pass.set_epoch->resize(1);
+  const trace::Trace t = sim::simulate(one_pass);
+  if (t.error) {
+    s.rejected = t.error->type + ": " + t.error->message;
+    return;
+  }
+  const auto& ranks = std::get<std::vector<trace::RankRecord>>(t.body);
+  std::vector<PositionRun> runs;
+  std::vector<std::int64_t> ids;
+  for (const auto& r : ranks) {
+    const auto& pass = r.epochs.at(0);
+    s.batches_per_rank.push_back(static_cast<std::int64_t>(pass.batches.size()));
+    s.len_per_rank.push_back(r.attributes.len.value_or(-1));
+    s.loader_class = r.attributes.loader_class;
+    for (const Batch& b : pass.batches) ids.insert(ids.end(), b.begin(), b.end());
+  }
+  runs.push_back({0, static_cast<std::int64_t>(ids.size()), 1});
+  s.coverage = measure_coverage(runs, SampleOrder::of(ids), c.loader.dataset_len, false, kShownIds);
+  finish_steps(s);
+}
+
+}  // namespace
+
+std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i) os << ", ";
+    os << ranks[i];
+    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
+    i = j + 1;
+  }
+  return os.str();
+}
+
+Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags) {
+  Scenario s;
+  s.label = std::move(label);
+  s.flags = std::move(flags);
+  s.config = c;
+  s.dispatches = resolve_dispatch_batches(c.loader, c.prepare);
+  s.loader_class = s.dispatches ? "DataLoaderDispatcher" : "DataLoaderShard";
+  s.ranks_share_order = ranks_share_order(c);
+  try {
+    if (!s.ranks_share_order) {
+      analyze_by_replay(c, s);
+      return s;
+    }
+    PrepareOptions options = c.prepare;
+    options.process_seed = c.torch_manual_seed.value_or(kTorchDefaultSeed);
+    const auto skip = first_pass_skip(c);
+    const EpochPlan plan(c.loader, options, skip);
+    const std::int64_t R = plan.num_ranks();
+    for (std::int64_t r = 0; r < R; ++r) {
+      s.batches_per_rank.push_back(plan.batches(r));
+      const auto len = plan.len(r);
+      s.len_per_rank.push_back(len.ok() ? len.value() : -1);
+    }
+    if (plan.dispatch_fails()) {
+      s.iteration_error = "TypeError: no batch can be formed, every rank fails in the broadcast";
+    }
+    const SampleOrder order = pass_order(c.loader, options, 0);
+    const auto runs = plan.runs();
+    const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
+    s.resumed_from = plan.resume_position();
+    s.coverage = measure_coverage(runs, order, c.loader.dataset_len, permutation, kShownIds, s.resumed_from);
+    // Evidence: where the first duplicated samples are yielded (the padded tail of the epoch).
+    if (s.coverage.counts.duplicated > 0 && !s.coverage.duplicated_ids.empty()) {
+      const SampleId wanted = s.coverage.duplicated_ids.front();
+      for (std::int64_t r = 0; r < R && s.duplicate_occurrences.size() < kShownOccurrences; ++r) {
+        const std::int64_t n = plan.batches(r);
+        for (std::int64_t j = std::max<std::int64_t>(0, n - 2); j < n; ++j) {
+          for (std::int64_t p : plan.batch_positions(r, j)) {
+            if (order[p] == wanted && s.duplicate_occurrences.size() < kShownOccurrences) {
+              s.duplicate_occurrences.push_back({r, j, wanted});
+            }
+          }
+        }
+        // The first occurrence is early in the epoch on rank 0 or so; look there too.
+        if (n > 2) {
+          for (std::int64_t p : plan.batch_positions(r, 0)) {
+            if (order[p] == wanted && s.duplicate_occurrences.size() < kShownOccurrences) {
+              s.duplicate_occurrences.push_back({r, 0, wanted});
+            }
+          }
+        }
+      }
+    }
+    finish_steps(s);
+  } catch (const AccelerateError& e) {
+    s.rejected = std::string(python_name(e.type())) + ": " + e.message();
+  }
+  return s;
+}
+
+namespace {
+
+std::string ids_text(const std::vector<SampleId>& ids, std::int64_t total) {
+  std::ostringstream os;
+  // Consecutive ids read as ranges: "0-22".
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (i) os << ", ";
+    os << ids[i];
+    if (j > i) os << (j == i + 1 ? ", " : "-") << ids[j];
+    i = j + 1;
+  }
+  if (total > static_cast<std::int64_t>(ids.size())) os << ", ...";
+  return os.str();
+}
+
+void add_warnings(WhatIfReport& report) {
+  const Scenario& s = report.scenarios.front();
+  auto& w = report.warnings;
+  if (s.rejected) {
+    w.push_back("Accelerate rejects this configuration: " + *s.rejected);
+    return;
+  }
+  if (s.iteration_error) w.push_back("every rank fails while iterating: " + *s.iteration_error);
+  const auto& cov = s.coverage.counts;
+  if (cov.duplicated > 0) {
+    std::ostringstream os;
+    os << cov.repeated << " samples are seen ";
+    if (cov.max_times == 2) {
+      os << "twice";
+    } else {
+      os << "more than once (up to " << cov.max_times << " times, " << cov.duplicated << " extra yields)";
+    }
+    os << " (ids " << ids_text(s.coverage.duplicated_ids, cov.repeated)
+       << "): metrics computed without gather_for_metrics are biased";
+    if (!s.dispatches && report.dataset_kind == "map") os << "; even_batches=False avoids the duplicates";
+    w.push_back(os.str());
+  }
+  if (cov.dropped > 0) {
+    std::ostringstream os;
+    os << cov.dropped << " samples are never seen in the epoch (ids " << ids_text(s.coverage.dropped_ids, cov.dropped)
+       << ")";
+    if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
+    if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
+    w.push_back(os.str());
+  }
+  if (!s.short_ranks.empty()) {
+    std::ostringstream os;
+    os << "ranks " << rank_ranges(s.short_ranks) << " get " << (s.max_steps - s.min_steps == 1 ? "one batch" : "fewer batches")
+       << " fewer (" << s.min_steps << " vs " << s.max_steps << "): a collective in the loop (all_reduce, gather) will hang "
+       << "ranks " << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
+    w.push_back(os.str());
+  }
+  if (!s.len_mismatch_ranks.empty()) {
+    const auto r = s.len_mismatch_ranks.front();
+    std::ostringstream os;
+    os << "len() disagrees with what is yielded on ranks " << rank_ranges(s.len_mismatch_ranks) << " (rank " << r
+       << ": len() " << s.len_per_rank[static_cast<std::size_t>(r)] << ", yields " << s.batches_per_rank[static_cast<std::size_t>(r)]
+       << "): progress bars and schedules sized by len() are off";
+    w.push_back(os.str());
+  }
+  if (s.resumed_from > 0) {
+    std::ostringstream os;
+    os << "resuming with skip_first_batches(" << s.config.skip_first_batches.value_or(0) << ") starts at sample position "
+       << s.resumed_from << "; the skipped loader does not advance the prepared loader's epoch counter";
+    if (s.config.loader.shuffle && s.config.prepare.use_seedable_sampler) {
+      os << ", so the next pass over the prepared loader replays the same permutation";
+    }
+    w.push_back(os.str());
+  }
+  for (std::size_t i = 1; i < report.scenarios.size(); ++i) {
+    const Scenario& alt = report.scenarios[i];
+    if (alt.rejected || alt.iteration_error) continue;
+    const auto& a = alt.coverage.counts;
+    if ((cov.duplicated > 0 || cov.dropped > 0 || !s.short_ranks.empty()) && a.duplicated == 0 && a.dropped == 0 &&
+        alt.short_ranks.empty()) {
+      w.push_back("every sample exactly once, ranks in lock-step: " + alt.label + " (" + alt.flags + ")");
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+WhatIfReport what_if(const trace::LoaderCase& c) {
+  WhatIfReport report;
+  report.num_processes = c.prepare.num_processes;
+  report.dataset_len = c.loader.dataset_len;
+  report.dataset_kind = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
+  report.torch_version = c.prepare.torch_version == TorchVersion::v1_13 ? "1.13" : "2.6";
+  if (!c.loader.shuffle) {
+    report.order = c.loader.dataset_generator_seed ? "dataset generator (randperm per pass)" : "sequential";
+  } else if (c.prepare.use_seedable_sampler) {
+    report.order = "SeedableRandomSampler(seed=" +
+                   std::to_string(c.prepare.data_seed.value_or(c.torch_manual_seed.value_or(kTorchDefaultSeed))) + ")";
+  } else {
+    report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised)" : " (not synchronised)");
+  }
+
+  report.scenarios.push_back(analyze(c, "as configured", "(your flags)"));
+  const bool map = c.loader.dataset_kind == DatasetKind::Map;
+  const bool dispatch = resolve_dispatch_batches(c.loader, c.prepare);
+  if (map && !dispatch) {
+    trace::LoaderCase alt = c;
+    alt.prepare.even_batches = !c.prepare.even_batches;
+    report.scenarios.push_back(analyze(alt, alt.prepare.even_batches ? "even_batches=True" : "even_batches=False",
+                                       alt.prepare.even_batches ? "--even-batches" : "--no-even-batches"));
+  }
+  {
+    trace::LoaderCase alt = c;
+    alt.loader.drop_last = !c.loader.drop_last;
+    report.scenarios.push_back(analyze(alt, alt.loader.drop_last ? "drop_last=True" : "drop_last=False",
+                                       alt.loader.drop_last ? "--drop-last" : "(without --drop-last)"));
+  }
+  if (c.prepare.num_processes > 1) {
+    // Same global batch either way: split_batches=True takes batch_size as the global batch.
+    trace::LoaderCase alt = c;
+    alt.prepare.split_batches = !c.prepare.split_batches;
+    const std::int64_t R = c.prepare.num_processes;
+    if (alt.prepare.split_batches) {
+      alt.loader.batch_size = c.loader.batch_size * R;
+      report.scenarios.push_back(analyze(alt, "split_batches=True, batch_size=" + std::to_string(alt.loader.batch_size),
+                                         "--split-batches --batch-size " + std::to_string(alt.loader.batch_size)));
+    } else if (c.loader.batch_size % R == 0) {
+      alt.loader.batch_size = c.loader.batch_size / R;
+      report.scenarios.push_back(analyze(alt, "split_batches=False, batch_size=" + std::to_string(alt.loader.batch_size),
+                                         "--batch-size " + std::to_string(alt.loader.batch_size)));
+    }
+  }
+  if (!map) {
+    trace::LoaderCase alt = c;
+    alt.prepare.dispatch_batches = !dispatch;
+    alt.prepare.put_on_device = true;
+    report.scenarios.push_back(analyze(alt, dispatch ? "dispatch_batches=False" : "dispatch_batches=True",
+                                       dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
+  }
+  add_warnings(report);
+  return report;
+}
+
+}  // namespace accel::reports

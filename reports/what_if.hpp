@@ -1,0 +1,63 @@
+// The what-if report model: for a user's config and the alternatives they could pick, what every rank
+// does in one epoch, and plain-language warnings. Renderers (terminal, JSON, HTML) read only this.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/coverage.hpp"
+#include "trace/trace.hpp"
+
+namespace accel::reports {
+
+struct Scenario {
+  std::string label;   // e.g. "even_batches=False"
+  std::string flags;   // how to get it on the command line, e.g. "--no-even-batches"
+  bool baseline = false;
+  trace::LoaderCase config;
+
+  // Accelerate rejects this configuration ("ValueError: ...").
+  std::optional<std::string> rejected;
+  std::string loader_class;       // DataLoaderShard / DataLoaderDispatcher
+  bool dispatches = false;
+  std::vector<std::int64_t> batches_per_rank;   // steps of the (first) pass, per rank
+  std::vector<std::int64_t> len_per_rank;       // len(); -1 where it raises
+  std::int64_t min_steps = 0;
+  std::int64_t max_steps = 0;
+  std::vector<std::int64_t> short_ranks;        // ranks with fewer steps than others
+  std::vector<std::int64_t> waiting_ranks;      // ranks left waiting in a collective at step min_steps
+  std::vector<std::int64_t> len_mismatch_ranks; // len() differs from what is yielded
+  CoverageDetail coverage;
+  std::int64_t resumed_from = 0;                // samples before the resume point (skip_first_batches)
+  std::optional<std::string> iteration_error;   // every rank raises while iterating
+  bool ranks_share_order = true;                // false: computed by replaying every rank
+  // Where the first duplicated samples are yielded: (rank, step) pairs, for evidence.
+  struct Occurrence {
+    std::int64_t rank, step;
+    SampleId id;
+  };
+  std::vector<Occurrence> duplicate_occurrences;
+};
+
+struct WhatIfReport {
+  std::int64_t num_processes = 0;
+  std::int64_t dataset_len = 0;
+  std::string dataset_kind;
+  std::string order;          // "sequential", "SeedableRandomSampler(seed=42)", ...
+  std::string torch_version;  // whose randperm was reproduced
+  std::vector<Scenario> scenarios;  // [0] is the user's config
+  std::vector<std::string> warnings;
+};
+
+// Analyses one configuration (one epoch, the first pass).
+Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags);
+
+// The user's config and every alternative a user could flip, with warnings.
+WhatIfReport what_if(const trace::LoaderCase& config);
+
+// "0-40, 63"
+std::string rank_ranges(const std::vector<std::int64_t>& ranks);
+
+}  // namespace accel::reports
