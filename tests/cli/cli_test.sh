@@ -23,7 +23,39 @@ check_output() {  # name pattern command...
 
 case_file=$golden/map-n3-b3-l10-split-uneven-keep.json
 check "summary runs" 0 "$bin" --ranks 64 --dataset-len 1001
-check_output "summary counts duplicates" "duplicated         23" "$bin" --ranks 64 --dataset-len 1001
+check_output "what-if names the duplicates" "23 samples are seen twice (ids 0-22)" "$bin" --ranks 64 --dataset-len 1001
+check_output "what-if names the short ranks" "ranks 41-63 get one batch fewer" "$bin" --ranks 64 --dataset-len 1001 --no-even-batches
+check_output "json report" '"report_version": 1' "$bin" --ranks 64 --dataset-len 1001 --json
+html=$(mktemp)
+check "html report" 0 "$bin" --ranks 8 --dataset-len 100 --html "$html"
+check_output "html has svg charts" '<svg class="chart" id="coverage"' cat "$html"
+rm -f "$html"
+
+# The CI gate: each requirement on a config that satisfies it (0) and one that does not (1).
+check "gate no-duplicates holds" 0 "$bin" check --ranks 64 --dataset-len 1024 --require no-duplicates
+check "gate no-duplicates fails" 1 "$bin" check --ranks 64 --dataset-len 1001 --require no-duplicates
+check_output "gate shows duplicate evidence" "sample 0 is yielded at rank 0 step 0; rank 41 step 15" \
+  "$bin" check --ranks 64 --dataset-len 1001 --require no-duplicates
+check "gate no-drops holds" 0 "$bin" check --ranks 64 --dataset-len 1001 --require no-drops
+check "gate no-drops fails" 1 "$bin" check --ranks 64 --dataset-len 1001 --drop-last --require no-drops
+check "gate lockstep holds" 0 "$bin" check --ranks 64 --dataset-len 1001 --require lockstep
+check "gate lockstep fails" 1 "$bin" check --ranks 64 --dataset-len 1001 --no-even-batches --require lockstep
+check_output "gate lockstep evidence" "ranks 41-63 yield 15 batches, others 16" \
+  "$bin" check --ranks 64 --dataset-len 1001 --no-even-batches --require lockstep
+check "gate len-consistent holds" 0 "$bin" check --ranks 3 --dataset-len 10 --batch-size 3 --require len-consistent
+check "gate len-consistent fails" 1 "$bin" check --ranks 3 --dataset-len 10 --batch-size 3 --split-batches --no-even-batches --require len-consistent
+check "gate full-coverage holds" 0 "$bin" check --ranks 8 --dataset-len 64 --batch-size 4 --shuffle --seed 1 --require full-coverage
+check "gate full-coverage fails" 1 "$bin" check --ranks 8 --dataset-len 65 --batch-size 4 --require full-coverage
+check "gate unknown requirement" 2 "$bin" check --ranks 2 --dataset-len 10 --require bogus
+check "gate rejected config" 2 "$bin" check --ranks 4 --dataset-len 10 --batch-size 6 --split-batches --require lockstep
+check "gate needs a requirement" 2 "$bin" check --ranks 4 --dataset-len 10
+gdir=$(mktemp -d)
+cp "$golden/map-n3-b3-l10-split-uneven-keep.json" "$golden/iter-n3-b3-l10-nosplit-even-keep.json" "$gdir/"
+check "gate golden dir matches" 0 "$bin" check --golden "$gdir"
+sed '0,/\[\[1\],\[4\],\[7\]\]/s//[[1],[4],[8]]/' "$golden/map-n3-b3-l10-split-uneven-keep.json" > "$gdir/altered.json"
+check "gate golden dir differs" 1 "$bin" check --golden "$gdir"
+check "gate golden not a dir" 2 "$bin" check --golden "$gdir/nope"
+rm -rf "$gdir"
 check "trace | diff equal" 0 bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
 check_output "diff says identical" "identical" bash -c "'$bin' trace --config '$case_file' | '$bin' diff '$case_file' -"
 check "trace from stdin" 0 bash -c "'$bin' trace --config - < '$case_file'"
