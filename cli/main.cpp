@@ -1,4 +1,4 @@
-// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff.
+// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff, compare --reference.
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input (flags, config, trace files) or a
 // configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
@@ -9,6 +9,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "cli/compare_reference.hpp"
 #include "core/error.hpp"
 #include "reports/coverage_summary.hpp"
 #include "sim/simulator.hpp"
@@ -183,6 +184,15 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
   diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
 
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+  bool compare_reference = false;
+  compare_cmd->add_flag("--reference", compare_reference, "compare with the real Accelerate (golden/setup-reference)");
+  std::string compare_config_path;
+  compare_cmd->add_option("--config", compare_config_path, "JSON file with a `config` object instead of the flags");
+  LoaderFlags compare_flags;
+  compare_flags.add_to(*compare_cmd);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -203,6 +213,26 @@ int main(int argc, char** argv) {
       return run_trace(config_path, trace_flags, from_flags);
     }
     if (*diff_cmd) return run_diff(expected_path, actual_path);
+    if (*compare_cmd) {
+      if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
+      accel::cli::CompareRequest request;
+      if (!compare_config_path.empty()) {
+        const Json file = accel::trace::parse_text(read_source(compare_config_path), compare_config_path);
+        if (!file.is_object() || !file.contains("config") || !file["config"].is_object()) {
+          throw accel::trace::ConfigError(compare_config_path + ": must be a JSON object with a `config` object");
+        }
+        request.config = file["config"];
+      } else {
+        request.config = compare_flags.config();
+      }
+      // Without --torch-version the simulator reproduces the reference's own torch.
+      if (compare_cmd->count("--torch-version") > 0) {
+        request.config["torch_version"] = compare_flags.torch_version;
+      } else if (compare_config_path.empty()) {
+        request.config.erase("torch_version");
+      }
+      return accel::cli::compare_with_reference(request, std::cout, std::cerr);
+    }
     return run_summary(flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
