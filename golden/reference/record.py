@@ -188,6 +188,15 @@ def check_loader_config(c):
         if not (tv == running or (tv == "2.6" and int(torch.__version__.split(".")[0]) >= 2)):
             print(f"record: note: config.torch_version is {tv!r} but the reference runs torch {torch.__version__}; "
                   "torch's randperm differs between them only for n >= 214,748,364", file=sys.stderr)
+    if c.get("shuffle") and c.get("torch_manual_seed") is None and (
+            (c.get("use_seedable_sampler") and c.get("data_seed") is None)
+            or (not c.get("use_seedable_sampler") and c.get("generator_seed") is None)):
+        # torch seeds its default CPU generator from the OS at start-up, so this order is one random draw.
+        what = ("SeedableRandomSampler's seed is torch.initial_seed()" if c.get("use_seedable_sampler") else
+                "prepare_data_loader seeds the sampler's generator from torch's global generator")
+        print(f"record: note: shuffle with no data_seed/torch_manual_seed: {what}, which torch draws from the OS "
+              f"at start-up ({torch.initial_seed()} in this run), so this order changes from run to run",
+              file=sys.stderr)
 
 
 def epochs_of(c):
