@@ -1,4 +1,4 @@
-// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff.
+// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff, compare --reference.
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input (flags, config, trace files) or a
 // configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
@@ -11,6 +11,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "cli/compare_reference.hpp"
 #include "core/error.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
@@ -129,20 +130,6 @@ struct LoaderFlags {
   }
 };
 
-std::optional<accel::trace::Trace> simulate(const accel::trace::CaseConfig& config, std::string& uncovered) {
-  return std::visit(
-      [&](const auto& c) -> std::optional<accel::trace::Trace> {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, accel::trace::UncoveredCase>) {
-          uncovered = c.family;
-          return std::nullopt;
-        } else {
-          return accel::sim::simulate(c);
-        }
-      },
-      config);
-}
-
 int run_trace(const std::string& config_path, const LoaderFlags& flags, bool from_flags) {
   Json file;
   Json config;
@@ -156,7 +143,7 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, bool fro
     config = file["config"];
   }
   std::string uncovered;
-  const auto trace = simulate(accel::trace::parse_config(config), uncovered);
+  const auto trace = accel::sim::simulate_case(accel::trace::parse_config(config), &uncovered);
   if (!trace) {
     std::cerr << "accel-sim: the `" << uncovered << "` family is not simulated by this build yet\n";
     return kExitBadInput;
@@ -251,7 +238,7 @@ int run_check_golden(const std::string& dir) {
       throw accel::trace::ConfigError(f.string() + ": not a trace (no `config` object)");
     }
     std::string family;
-    const auto trace = simulate(accel::trace::parse_config(expected["config"]), family);
+    const auto trace = accel::sim::simulate_case(accel::trace::parse_config(expected["config"]), &family);
     if (!trace) {
       ++uncovered;
       std::cout << "not covered  " << f.filename().string() << " (family " << family << ")\n";
@@ -268,6 +255,16 @@ int run_check_golden(const std::string& dir) {
   }
   std::cout << matched << " matched, " << differed << " differed, " << uncovered << " not covered\n";
   return differed == 0 && uncovered == 0 ? 0 : kExitDiffer;
+}
+
+// The config of a subcommand: a file's `config` object when a path is given, else the loader flags.
+Json config_from(const std::string& path, const LoaderFlags& flags) {
+  if (path.empty()) return flags.config();
+  const Json file = accel::trace::parse_text(read_source(path), path);
+  if (!file.is_object() || !file.contains("config") || !file["config"].is_object()) {
+    throw accel::trace::ConfigError(path + ": must be a JSON object with a `config` object");
+  }
+  return file["config"];
 }
 
 struct ReportOptions {
@@ -322,6 +319,15 @@ int main(int argc, char** argv) {
   LoaderFlags check_flags;
   check_flags.add_to(*check_cmd);
 
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+  bool compare_reference = false;
+  compare_cmd->add_flag("--reference", compare_reference, "compare with the real Accelerate (golden/setup-reference)");
+  std::string compare_config_path;
+  compare_cmd->add_option("--config", compare_config_path, "JSON file with a `config` object instead of the flags");
+  LoaderFlags compare_flags;
+  compare_flags.add_to(*compare_cmd);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -345,17 +351,19 @@ int main(int argc, char** argv) {
     if (*check_cmd) {
       if (!golden_dir.empty()) return run_check_golden(golden_dir);
       if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      Json config;
-      if (!check_config.empty()) {
-        const Json file = accel::trace::parse_text(read_source(check_config), check_config);
-        if (!file.is_object() || !file.contains("config")) {
-          throw accel::trace::ConfigError(check_config + ": must be a JSON object with a `config` object");
-        }
-        config = file["config"];
-      } else {
-        config = check_flags.config();
+      return run_check_config(config_from(check_config, check_flags), requirements);
+    }
+    if (*compare_cmd) {
+      if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
+      accel::cli::CompareRequest request;
+      request.config = config_from(compare_config_path, compare_flags);
+      // Without --torch-version the simulator reproduces the reference's own torch.
+      if (compare_cmd->count("--torch-version") > 0) {
+        request.config["torch_version"] = compare_flags.torch_version;
+      } else if (compare_config_path.empty()) {
+        request.config.erase("torch_version");
       }
-      return run_check_config(config, requirements);
+      return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
     return run_what_if(flags, report_options);
   } catch (const accel::trace::ConfigError& e) {

@@ -216,6 +216,19 @@ std::vector<LockstepRank> simulate_lockstep(const trace::LoaderCase& config) {
   return out;
 }
 
+std::optional<trace::Trace> simulate_case(const trace::CaseConfig& config, std::string* uncovered_family) {
+  return std::visit(
+      [&](const auto& c) -> std::optional<trace::Trace> {
+        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, trace::UncoveredCase>) {
+          if (uncovered_family) *uncovered_family = c.family;
+          return std::nullopt;
+        } else {
+          return simulate(c);
+        }
+      },
+      config);
+}
+
 trace::Trace simulate(const trace::BatchSamplerShardCase& config) {
   trace::Trace t;
   std::vector<trace::ShardRankRecord> ranks;

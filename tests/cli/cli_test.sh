@@ -78,6 +78,10 @@ check_output "wrong type names the field" "config.dataset_len" "$bin" trace --co
 check "wrong type exits 2" 2 "$bin" trace --config "$tmp/wrongtype.json"
 check "missing file" 2 "$bin" trace --config "$tmp/nope.json"
 check "diff bad file" 2 "$bin" diff "$tmp/broken.json" "$case_file"
+check "compare needs --reference" 2 "$bin" compare --ranks 2 --dataset-len 10
+check_output "compare says the reference is missing" "reference environment missing: run golden/setup-reference" \
+  env ACCEL_SIM_REFERENCE_VENV="$tmp/no-venv" "$bin" compare --reference --ranks 2 --dataset-len 10
+check "compare without the reference exits 2" 2 env ACCEL_SIM_REFERENCE_VENV="$tmp/no-venv" "$bin" compare --reference --ranks 2 --dataset-len 10
 rm -rf "$tmp"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -44,15 +44,7 @@ TEST(Golden, EveryCoveredCaseMatchesAccelerate) {
       uncovered[u->family].push_back(name);
       continue;
     }
-    const auto trace = std::visit(
-        [](const auto& c) -> accel::trace::Trace {
-          if constexpr (std::is_same_v<std::decay_t<decltype(c)>, accel::trace::UncoveredCase>) {
-            return {};
-          } else {
-            return accel::sim::simulate(c);
-          }
-        },
-        config);
+    const auto trace = *accel::sim::simulate_case(config);
     Json actual = accel::trace::to_json(name, expected.at("config"), trace);
     if (const auto d = accel::trace::first_divergence(expected, actual)) {
       ++differed;

@@ -1,0 +1,752 @@
+"""Records a golden-schema trace (golden/SCHEMA.md) by running the real HuggingFace Accelerate.
+
+    record.py [INPUT] [--case NAME] [--hang-timeout SECONDS] [-o OUTPUT]
+
+INPUT is a JSON file holding a `config` object (a golden case file works as is) or `-` / nothing for stdin. The
+trace is written to OUTPUT (stdout by default) in the golden files' layout. Exit codes: 0 recorded (a configuration
+Accelerate rejects is a recorded trace too), 2 bad input.
+
+Run it with the reference environment's interpreter (golden/record does). Single-process families build, for each
+rank, a fresh user DataLoader and call `prepare_data_loader(dl, num_processes=N, process_index=r, ...)` as
+Accelerate's own tests do; `multiprocess: true` configs (every `dispatch` case, `sched-dist-*`) run one forked
+process per rank in a real gloo group on 127.0.0.1; a rank still running after the hang timeout is killed and
+recorded with type "Hang".
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import shims  # noqa: E402  (must come before accelerate)
+import goldjson  # noqa: E402
+
+import torch  # noqa: E402
+import accelerate  # noqa: E402
+from accelerate import Accelerator  # noqa: E402
+from accelerate.data_loader import (  # noqa: E402
+    BatchSamplerShard,
+    SeedableRandomSampler,
+    prepare_data_loader,
+    skip_first_batches,
+)
+from accelerate.optimizer import AcceleratedOptimizer  # noqa: E402
+from accelerate.scheduler import AcceleratedScheduler  # noqa: E402
+from accelerate.state import AcceleratorState, GradientState, PartialState  # noqa: E402
+from accelerate.utils import DataLoaderConfiguration, GradientAccumulationPlugin  # noqa: E402
+from torch.utils.data import DataLoader, Dataset, IterableDataset, RandomSampler  # noqa: E402
+
+SCHEMA_VERSION = 1
+DEFAULT_HANG_TIMEOUT = float(os.environ.get("ACCEL_SIM_HANG_TIMEOUT", "60"))
+
+
+class BadInput(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Provenance
+
+
+def _torch_package():
+    """The Debian package that provides the running torch (e.g. "python3-torch 1.13.1+dfsg-4"), or None."""
+    versions = os.path.join(sys.prefix, "VERSIONS.json")
+    try:
+        with open(versions) as f:
+            recorded = json.load(f)
+        if recorded.get("torch") == torch.__version__ and "torch_package" in recorded:
+            return recorded["torch_package"]
+    except (OSError, ValueError):
+        pass
+    if not torch.__file__.startswith("/usr/lib/python3/"):
+        return None
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Version}", "python3-torch"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        return out or None
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def reference_object():
+    return {
+        "accelerate_version": accelerate.__version__,
+        # A release installed from PyPI carries no git commit; the golden files were made from a checkout.
+        "accelerate_commit": os.environ.get("ACCEL_SIM_ACCELERATE_COMMIT") or None,
+        "torch": torch.__version__,
+        "torch_package": _torch_package(),
+        "python": platform.python_version(),
+        "shims": list(shims.SHIMS),
+        "schema_version": SCHEMA_VERSION,
+    }
+
+
+def family_of(config):
+    """Same rule as trace::family_of in the C++ code."""
+    api = config.get("api", "prepare_data_loader")
+    if api.startswith("Accelerator.prepare") or api.startswith("AcceleratedScheduler"):
+        return "scheduler"
+    if api == "BatchSamplerShard":
+        return "bss_varying"
+    if api == "SeedableRandomSampler":
+        return "randperm"
+    if config.get("dispatch_batches") is True:
+        return "dispatch"
+    if config.get("skip_first_batches") is not None:
+        return "skip"
+    if config.get("dataset_kind", "map") == "iterable":
+        return "iterable"
+    if config.get("use_seedable_sampler") is True:
+        return "seedable"
+    return "map"
+
+
+def error_object(exc, where=None):
+    e = {}
+    if where is not None:
+        e["where"] = where
+    e["type"] = type(exc).__name__
+    e["message"] = str(exc)
+    return e
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Datasets whose sample i is i (a 0-d int64 tensor in multi-process runs, as the golden files describe)
+
+
+class RangeDataset(Dataset):
+    def __init__(self, n, tensors):
+        self.n = n
+        self.tensors = tensors
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return torch.tensor(i, dtype=torch.int64) if self.tensors else int(i)
+
+
+class RangeIterableDataset(IterableDataset):
+    def __init__(self, n, tensors):
+        self.n = n
+        self.tensors = tensors
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield torch.tensor(i, dtype=torch.int64) if self.tensors else i
+
+
+class GeneratorIterableDataset(IterableDataset):
+    """Owns a torch.Generator (and no set_epoch), so IterableDatasetShard reseeds it with the epoch."""
+
+    def __init__(self, n, tensors):
+        self.n = n
+        self.tensors = tensors
+        self.generator = torch.Generator()
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        perm = torch.randperm(self.n, generator=self.generator)
+        for v in perm:
+            yield v.clone() if self.tensors else int(v)
+
+
+def batch_ids(batch):
+    if isinstance(batch, torch.Tensor):
+        return [int(x) for x in batch.reshape(-1).tolist()]
+    return [int(x) for x in batch]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Data-loader families: map, iterable, seedable, skip, dispatch
+
+
+def check_loader_config(c):
+    required = ["dataset_len", "batch_size", "num_processes"]
+    for k in required:
+        if not isinstance(c.get(k), int) or isinstance(c.get(k), bool):
+            raise BadInput(f"config.{k}: is required (an integer)")
+    if c.get("dataset_kind", "map") not in ("map", "iterable"):
+        raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    tv = c.get("torch_version")
+    if tv is not None:
+        running = ".".join(torch.__version__.split(".")[:2])
+        if not (tv == running or (tv == "2.6" and int(torch.__version__.split(".")[0]) >= 2)):
+            print(f"record: note: config.torch_version is {tv!r} but the reference runs torch {torch.__version__}; "
+                  "torch's randperm differs between them only for n >= 214,748,364", file=sys.stderr)
+    if c.get("shuffle") and c.get("torch_manual_seed") is None and (
+            (c.get("use_seedable_sampler") and c.get("data_seed") is None)
+            or (not c.get("use_seedable_sampler") and c.get("generator_seed") is None)):
+        # torch seeds its default CPU generator from the OS at start-up, so this order is one random draw.
+        what = ("SeedableRandomSampler's seed is torch.initial_seed()" if c.get("use_seedable_sampler") else
+                "prepare_data_loader seeds the sampler's generator from torch's global generator")
+        print(f"record: note: shuffle with no data_seed/torch_manual_seed: {what}, which torch draws from the OS "
+              f"at start-up ({torch.initial_seed()} in this run), so this order changes from run to run",
+              file=sys.stderr)
+
+
+def epochs_of(c):
+    epochs = c.get("epochs", 1)
+    schedule = c.get("schedule")
+    if schedule is None:
+        schedule = ["skipped" if c.get("skip_first_batches") is not None else "prepared"] * epochs
+    if len(schedule) != epochs:
+        raise BadInput("config.schedule: must have `epochs` entries")
+    set_epoch = c.get("set_epoch")
+    if set_epoch is not None and len(set_epoch) != epochs:
+        raise BadInput("config.set_epoch: must have `epochs` entries")
+    return epochs, schedule, set_epoch
+
+
+def build_user_dataloader(c, tensors):
+    n = c["dataset_len"]
+    if c.get("torch_manual_seed") is not None:
+        torch.manual_seed(c["torch_manual_seed"])
+    if c.get("dataset_kind", "map") == "iterable":
+        ds = GeneratorIterableDataset(n, tensors) if c.get("dataset_generator") else RangeIterableDataset(n, tensors)
+        return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False))
+    ds = RangeDataset(n, tensors)
+    generator = None
+    if c.get("generator_seed") is not None:
+        generator = torch.Generator()
+        generator.manual_seed(c["generator_seed"])
+    if c.get("shuffle") and (c.get("replacement") or c.get("num_samples") is not None):
+        sampler = RandomSampler(ds, replacement=bool(c.get("replacement")), num_samples=c.get("num_samples"),
+                                generator=generator)
+        return DataLoader(ds, batch_size=c["batch_size"], sampler=sampler, drop_last=c.get("drop_last", False),
+                          generator=generator)
+    return DataLoader(ds, batch_size=c["batch_size"], shuffle=bool(c.get("shuffle")),
+                      drop_last=c.get("drop_last", False), generator=generator)
+
+
+def loader_attributes(loader):
+    values = {}
+    errors = {}
+    readers = [("len", lambda: len(loader)),
+               ("total_batch_size", lambda: loader.total_batch_size),
+               ("total_dataset_length", lambda: loader.total_dataset_length)]
+    for key, read in readers:
+        try:
+            values[key] = int(read())
+        except Exception as exc:  # recorded, as Accelerate raised it
+            values[key] = None
+            errors[key] = error_object(exc)
+    return values, errors
+
+
+def seedable_sampler_of(loader):
+    try:
+        sampler = loader.get_sampler()
+    except Exception:
+        return None
+    return sampler if isinstance(sampler, SeedableRandomSampler) else None
+
+
+def run_passes(c, prepared, progress=None):
+    """The rank record's epochs: each pass of the schedule over the prepared or a freshly skipped loader."""
+    epochs, schedule, set_epoch = epochs_of(c)
+    sampler = seedable_sampler_of(prepared)
+    records = []
+    for j in range(epochs):
+        role = schedule[j]
+        rec = {"epoch": j, "loader": role, "set_epoch": None if set_epoch is None else set_epoch[j]}
+        batches, eod, rem = [], [], []
+        error = None
+        loader = prepared
+        if role == "skipped":
+            try:
+                loader = skip_first_batches(prepared, c["skip_first_batches"])
+            except Exception as exc:
+                loader = None
+                error = error_object(exc, "skip_first_batches")
+            if loader is not None:
+                values, errors = loader_attributes(loader)
+                rec["skipped_loader"] = {**values, "attr_errors": errors, "loader_class": type(loader).__name__}
+        elif role != "prepared":
+            raise BadInput(f'config.schedule: entries must be "prepared" or "skipped", got {role!r}')
+        if loader is not None:
+            try:
+                if set_epoch is not None:
+                    loader.set_epoch(set_epoch[j])
+                for batch in loader:
+                    batches.append(batch_ids(batch))
+                    eod.append(bool(loader.end_of_dataloader))
+                    rem.append(int(loader.remainder))
+            except Exception as exc:
+                error = error_object(exc, "iterate")
+        rec["batches"] = batches
+        rec["end_of_dataloader"] = eod
+        rec["remainder"] = rem
+        rec["iteration_after"] = int((loader if loader is not None else prepared).iteration)
+        rec["sampler_epoch_after"] = int(sampler.epoch) if sampler is not None else None
+        rec["error"] = error
+        records.append(rec)
+        if progress is not None:
+            progress(records)
+    return records
+
+
+def rank_record(rank, prepared, epochs):
+    values, errors = loader_attributes(prepared)
+    return {"rank": rank, "loader_class": type(prepared).__name__, **values, "attr_errors": errors,
+            "epochs": epochs}
+
+
+def record_loader_single(c):
+    n = c["num_processes"]
+    ranks = []
+    for r in range(n):
+        dl = build_user_dataloader(c, tensors=False)
+        kwargs = dict(num_processes=n, process_index=r, split_batches=c.get("split_batches", False),
+                      even_batches=c.get("even_batches", True),
+                      use_seedable_sampler=c.get("use_seedable_sampler", False), data_seed=c.get("data_seed"),
+                      dispatch_batches=False)
+        if c.get("put_on_device"):
+            kwargs.update(device=torch.device("cpu"), put_on_device=True)
+        try:
+            prepared = prepare_data_loader(dl, **kwargs)
+        except Exception as exc:
+            return error_object(exc, "prepare_data_loader"), []
+        values, errors = loader_attributes(prepared)
+        record = {"rank": r, "loader_class": type(prepared).__name__, **values, "attr_errors": errors}
+        record["epochs"] = run_passes(c, prepared)
+        ranks.append(record)
+    return None, ranks
+
+
+def loader_worker(c, rank, progress):
+    """One rank of a multi-process run: N and the rank come from the gloo group."""
+    PartialState(cpu=True)
+    dl = build_user_dataloader(c, tensors=True)
+    try:
+        prepared = prepare_data_loader(dl, device=torch.device("cpu"), put_on_device=True,
+                                       split_batches=c.get("split_batches", False),
+                                       even_batches=c.get("even_batches", True),
+                                       use_seedable_sampler=c.get("use_seedable_sampler", False),
+                                       data_seed=c.get("data_seed"),
+                                       dispatch_batches=bool(c.get("dispatch_batches", False)))
+    except Exception as exc:
+        return {"prepare_error": error_object(exc, "prepare_data_loader")}
+    values, errors = loader_attributes(prepared)
+    record = {"rank": rank, "loader_class": type(prepared).__name__, **values, "attr_errors": errors, "epochs": []}
+    progress(record)
+
+    def on_pass(epochs):
+        record["epochs"] = epochs
+        progress(record)
+
+    record["epochs"] = run_passes(c, prepared, on_pass)
+    return {"record": record}
+
+
+def empty_rank_record(rank):
+    return {"rank": rank, "loader_class": None, "len": None, "total_batch_size": None, "total_dataset_length": None,
+            "attr_errors": {}, "epochs": []}
+
+
+def record_loader_multi(c, hang_timeout):
+    n = c["num_processes"]
+    results = run_group(n, lambda rank, progress: loader_worker(c, rank, progress), hang_timeout)
+    prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
+    if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
+        return {**prepare_errors[0], "rank": 0}, []
+    ranks = []
+    for r in range(n):
+        res = results[r]
+        if "record" in res:
+            ranks.append(res["record"])
+        elif "prepare_error" in res:
+            ranks.append({**empty_rank_record(r), "error": res["prepare_error"]})
+        else:  # hung or crashed: what it had recorded so far, and why it stopped
+            rec = res.get("partial") or empty_rank_record(r)
+            rec = dict(rec)
+            rec["error"] = res["failure"]
+            ranks.append(rec)
+    return None, ranks
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Multi-process runs: forked ranks in a gloo group on 127.0.0.1
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _write_json(path, value):
+    tmp = path + ".tmp"
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f)
+    os.replace(tmp, path)
+
+
+def run_group(n, worker, hang_timeout):
+    """Forks n ranks (from this process, in which torch has run nothing yet), each running worker(rank, progress)
+    in a gloo group; returns {rank: result}. A rank still running after hang_timeout seconds is killed: its result
+    is {"partial": last progress, "failure": {"where", "type": "Hang", "message"}}."""
+    port = free_port()
+    tmp = tempfile.mkdtemp(prefix="accel-sim-record-")
+    pids = {}
+    try:
+        for rank in range(n):
+            pid = os.fork()
+            if pid == 0:  # the rank
+                code = 0
+                try:
+                    os.environ.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
+                                       "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": str(n),
+                                       "OMP_NUM_THREADS": "1"})
+                    torch.set_num_threads(1)
+                    out = os.path.join(tmp, f"rank{rank}.json")
+                    progress = lambda rec, _p=os.path.join(tmp, f"rank{rank}.partial.json"): _write_json(_p, rec)
+                    try:
+                        result = worker(rank, progress)
+                    except BaseException as exc:  # an unexpected failure of this rank, reported, not hidden
+                        result = {"failure": {**error_object(exc, "worker"), "traceback": traceback.format_exc()}}
+                    _write_json(out, result)
+                    try:
+                        if torch.distributed.is_initialized():
+                            torch.distributed.destroy_process_group()
+                    except Exception:
+                        pass
+                except BaseException:
+                    traceback.print_exc()
+                    code = 1
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            pids[rank] = pid
+        deadline = time.monotonic() + hang_timeout
+        running = dict(pids)
+        while running and time.monotonic() < deadline:
+            for rank, pid in list(running.items()):
+                done, _ = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    del running[rank]
+            if running:
+                time.sleep(0.02)
+        hung = set(running)
+        for rank, pid in running.items():
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        results = {}
+        for rank in range(n):
+            path = os.path.join(tmp, f"rank{rank}.json")
+            partial_path = os.path.join(tmp, f"rank{rank}.partial.json")
+            partial = None
+            if os.path.exists(partial_path):
+                with open(partial_path) as f:
+                    partial = json.load(f)
+            if rank in hung:
+                results[rank] = {"partial": partial, "failure": {
+                    "where": "iterate" if partial is not None else "prepare_data_loader", "type": "Hang",
+                    "message": f"rank {rank} was still running after {hang_timeout:g} s (blocked, e.g. in a collective the "
+                               "other ranks never joined) and was killed"}}
+            elif os.path.exists(path):
+                with open(path) as f:
+                    results[rank] = json.load(f)
+            else:
+                results[rank] = {"partial": partial, "failure": {
+                    "where": "worker", "type": "Crash", "message": f"rank {rank} exited without a result"}}
+            if "failure" in results[rank] and "traceback" in results[rank]["failure"]:
+                sys.stderr.write(results[rank]["failure"].pop("traceback"))
+        return results
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# bss_varying and randperm
+
+
+class DropLastBatches:
+    """An explicit list of batches with a `drop_last` attribute that is true (and no batch_size)."""
+
+    def __init__(self, batches):
+        self.batches = batches
+        self.drop_last = True
+
+    def __iter__(self):
+        return iter(self.batches)
+
+    def __len__(self):
+        return len(self.batches)
+
+
+def record_bss(c):
+    batches = [list(b) for b in c["batch_sampler"]]
+    n = c["num_processes"]
+    ranks = []
+    for r in range(n):
+        source = DropLastBatches(batches) if c.get("drop_last") else batches
+        try:
+            shard = BatchSamplerShard(source, num_processes=n, process_index=r,
+                                      split_batches=c.get("split_batches", False),
+                                      even_batches=c.get("even_batches", True))
+        except Exception as exc:
+            return error_object(exc, "BatchSamplerShard"), []
+        attr_errors = {}
+        try:
+            length = int(len(shard))
+        except Exception as exc:
+            length = None
+            attr_errors["len"] = error_object(exc)
+        epochs = []
+        for j in range(c.get("epochs", 1)):
+            got, error = [], None
+            try:
+                for b in shard:
+                    got.append([int(x) for x in b])
+            except Exception as exc:
+                error = error_object(exc, "iterate")
+            epochs.append({"epoch": j, "batches": got, "error": error})
+        ranks.append({"rank": r, "len": length, "attr_errors": attr_errors, "epochs": epochs})
+    return None, ranks
+
+
+def record_randperm(c):
+    n, seed = c["n"], c["data_seed"]
+    sampler = SeedableRandomSampler(data_source=range(n), data_seed=seed)
+    epochs = [{"epoch": j, "permutation": [int(i) for i in sampler]} for j in range(c.get("epochs", 1))]
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return epochs, [int(i) for i in torch.randperm(n, generator=g).tolist()]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# scheduler
+
+
+def make_torch_scheduler(spec, optimizer):
+    kind = spec["kind"]
+    if kind == "linear_warmup":
+        w, t = spec["warmup_steps"], spec["training_steps"]
+
+        def f(s):
+            if s < w:
+                return float(s) / float(max(1, w))
+            return max(0.0, float(t - s) / float(max(1, t - w)))
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, f)
+    if kind == "step":
+        return torch.optim.lr_scheduler.StepLR(optimizer, step_size=spec["step_size"], gamma=spec["gamma"])
+    if kind == "onecycle_linear":
+        return torch.optim.lr_scheduler.OneCycleLR(
+            optimizer, max_lr=spec["max_lr"], total_steps=spec["total_steps"], pct_start=spec["pct_start"],
+            anneal_strategy="linear", cycle_momentum=False, div_factor=spec["div_factor"],
+            final_div_factor=spec["final_div_factor"], three_phase=False)
+    raise BadInput(f'config.scheduler.kind: must be "linear_warmup", "step" or "onecycle_linear", got {kind!r}')
+
+
+def sched_snapshot(torch_sched):
+    return {"last_epoch": int(torch_sched.last_epoch), "step_count": int(torch_sched._step_count),
+            "lr": float(torch_sched.get_last_lr()[0])}
+
+
+def write_world_size(n):
+    """Single-process scheduler runs: the world size written into Accelerate's shared state."""
+    PartialState._shared_state["num_processes"] = n
+    AcceleratorState._shared_state["num_processes"] = n
+
+
+def sched_loop_rank(c, rank, multiprocess):
+    plugin = GradientAccumulationPlugin(num_steps=c["gradient_accumulation_steps"],
+                                        adjust_scheduler=c["adjust_scheduler"],
+                                        sync_with_dataloader=c["sync_with_dataloader"])
+    accelerator = Accelerator(cpu=True, gradient_accumulation_plugin=plugin,
+                              step_scheduler_with_optimizer=c["step_with_optimizer"],
+                              dataloader_config=DataLoaderConfiguration(split_batches=c["split_batches"]))
+    if not multiprocess:
+        write_world_size(c["num_processes"])
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=c["scheduler"]["base_lr"])
+    scheduler = make_torch_scheduler(c["scheduler"], optimizer)
+    if c.get("dataset_len") is not None:
+        dl = DataLoader(RangeDataset(c["dataset_len"], tensors=multiprocess), batch_size=c["batch_size"])
+        model, optimizer, dl, scheduler = accelerator.prepare(model, optimizer, dl, scheduler)
+        dataloader_len = len(dl)
+    else:
+        model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
+        dl, dataloader_len = None, None
+    gs = accelerator.gradient_state
+    inner = scheduler.scheduler
+    record = {
+        "rank": rank,
+        "effective": {
+            "gradient_state_num_steps": gs.num_steps,
+            "gradient_state_adjust_scheduler": gs.adjust_scheduler,
+            "gradient_state_sync_with_dataloader": gs.sync_with_dataloader,
+            "accelerator_state_num_processes": AcceleratorState().num_processes,
+        },
+        "dataloader_len": dataloader_len,
+        "initial": sched_snapshot(inner),
+    }
+    skipped = set(c.get("skipped_micro_steps", []))
+    steps, error = [], None
+    micro = 0
+    for epoch in range(c["epochs"]):
+        source = dl if dl is not None else range(c["micro_steps_per_epoch"])
+        for batch_index, _ in enumerate(source):
+            with accelerator.accumulate(model):
+                optimizer.step()
+                optimizer._is_overflow = micro in skipped  # what a GradScaler overflow leaves behind
+                before = inner.last_epoch
+                try:
+                    scheduler.step()
+                except Exception as exc:
+                    error = {"micro_step": micro, **error_object(exc, "scheduler.step")}
+                snap = sched_snapshot(inner)
+                steps.append({"micro_step": micro, "epoch": epoch, "batch_index": batch_index,
+                              "sync_gradients": bool(accelerator.sync_gradients),
+                              "end_of_dataloader": bool(gs.end_of_dataloader),
+                              "step_was_skipped": bool(optimizer.step_was_skipped),
+                              "scheduler_calls": snap["last_epoch"] - before, **snap})
+                if error is None:
+                    optimizer.zero_grad()
+            micro += 1
+            if error is not None:
+                break
+        if error is not None:
+            break
+    record["steps"] = steps
+    record["error"] = error
+    return record
+
+
+def sched_direct(c):
+    Accelerator(cpu=True)
+    write_world_size(c["num_processes"])
+    gs = GradientState()
+    gs.plugin_kwargs = {**gs.plugin_kwargs, "adjust_scheduler": c["adjust_scheduler"]}
+    base = torch.optim.SGD(torch.nn.Linear(1, 1).parameters(), lr=c["scheduler"]["base_lr"])
+    inner = make_torch_scheduler(c["scheduler"], base)
+    optimizer = AcceleratedOptimizer(base)
+    scheduler = AcceleratedScheduler(inner, optimizer, step_with_optimizer=c["step_with_optimizer"],
+                                     split_batches=c["split_batches"])
+    record = {"rank": 0,
+              "effective": {"gradient_state_adjust_scheduler": gs.adjust_scheduler,
+                            "accelerator_state_num_processes": AcceleratorState().num_processes},
+              "initial": sched_snapshot(inner)}
+    skipped = set(c.get("skipped_micro_steps", []))
+    steps, error = [], None
+    for k, sync in enumerate(c["sync_pattern"]):
+        gs._set_sync_gradients(bool(sync))
+        optimizer.step()
+        optimizer._is_overflow = k in skipped
+        before = inner.last_epoch
+        try:
+            scheduler.step()
+        except Exception as exc:
+            error = {"micro_step": k, **error_object(exc, "scheduler.step")}
+        snap = sched_snapshot(inner)
+        steps.append({"micro_step": k, "sync_gradients": bool(gs.sync_gradients),
+                      "step_was_skipped": bool(optimizer.step_was_skipped),
+                      "scheduler_calls": snap["last_epoch"] - before, **snap})
+        if error is not None:
+            break
+    record["steps"] = steps
+    record["error"] = error
+    return record
+
+
+def record_scheduler(c, hang_timeout):
+    if c.get("api") == "AcceleratedScheduler.step(direct)":
+        return [sched_direct(c)]
+    if not c.get("multiprocess"):
+        return [sched_loop_rank(c, 0, multiprocess=False)]
+    n = c["num_processes"]
+    results = run_group(n, lambda rank, progress: {"record": sched_loop_rank(c, rank, multiprocess=True)},
+                        hang_timeout)
+    ranks = []
+    for r in range(n):
+        res = results[r]
+        ranks.append(res["record"] if "record" in res else {"rank": r, "error": res["failure"]})
+    return ranks
+
+
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
+    """The trace (a dict in the golden key order) for a document holding `config`."""
+    if not isinstance(doc, dict):
+        raise BadInput("input: must be a JSON object holding a `config` object")
+    config = doc.get("config")
+    if config is None and "api" in doc:
+        config = doc  # a bare config
+    if not isinstance(config, dict):
+        raise BadInput("input: must be a JSON object holding a `config` object")
+    family = doc.get("family") if isinstance(doc.get("family"), str) and "config" in doc else family_of(config)
+    name = case_name or (doc.get("case") if isinstance(doc.get("case"), str) else None) or "reference"
+    out = {"case": name, "family": family, "config": config, "reference": reference_object()}
+    try:
+        if family == "randperm":
+            epochs, perm = record_randperm(config)
+            out.update(error=None, epochs=epochs, torch_randperm_seed=perm)
+        elif family == "bss_varying":
+            error, ranks = record_bss(config)
+            out.update(error=error, ranks=ranks)
+        elif family == "scheduler":
+            out.update(error=None, ranks=record_scheduler(config, hang_timeout))
+        else:
+            check_loader_config(config)
+            if config.get("multiprocess") or config.get("dispatch_batches"):
+                error, ranks = record_loader_multi(config, hang_timeout)
+            else:
+                error, ranks = record_loader_single(config)
+            out.update(error=error, ranks=ranks)
+    except (KeyError, TypeError) as exc:
+        raise BadInput(f"config: missing or malformed field ({type(exc).__name__}: {exc})") from exc
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="golden/record", description=__doc__.split("\n\n")[0])
+    p.add_argument("input", nargs="?", default="-", help="JSON file holding a `config` object (- for stdin)")
+    p.add_argument("--case", help="case name to write (default: the input's `case`, else \"reference\")")
+    p.add_argument("-o", "--output", help="write the trace here instead of stdout")
+    p.add_argument("--hang-timeout", type=float, default=DEFAULT_HANG_TIMEOUT,
+                   help="seconds before a blocked rank of a multi-process run is killed (default %(default)s)")
+    args = p.parse_args(argv)
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    except OSError as exc:
+        print(f"record: {args.input}: cannot be read ({exc.strerror})", file=sys.stderr)
+        return 2
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        print(f"record: {args.input}: not valid JSON ({exc})", file=sys.stderr)
+        return 2
+    try:
+        trace = record(doc, args.case, args.hang_timeout)
+    except BadInput as exc:
+        print(f"record: {exc}", file=sys.stderr)
+        return 2
+    text = goldjson.dumps(trace)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
