@@ -5,6 +5,7 @@
 
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
+#include "sim/simulator.hpp"
 #include "terminal_report.hpp"
 
 namespace accel::reports {
@@ -66,7 +67,7 @@ std::string coverage_strip(const Scenario& s) {
   // Multiplicity of every id, then one column per bin: the worst status in the bin wins.
   std::vector<std::uint8_t> times(static_cast<std::size_t>(n), 0);
   PrepareOptions options = s.config.prepare;
-  options.process_seed = s.config.torch_manual_seed.value_or(kTorchDefaultSeed);
+  options.process_seed = sim::process_seed(s.config, 0);
   std::optional<std::int64_t> skip;
   if (!s.config.schedule.empty() && s.config.schedule.front() == trace::LoaderRole::Skipped) skip = s.config.skip_first_batches;
   try {

@@ -14,13 +14,6 @@ namespace {
 constexpr std::size_t kShownIds = 32;
 constexpr std::size_t kShownOccurrences = 5;
 
-bool ranks_share_order(const trace::LoaderCase& c) {
-  const bool unsynchronised_shuffle = c.loader.shuffle && !c.prepare.use_seedable_sampler &&
-                                      !c.prepare.synchronize_generator && !c.loader.generator_seed && c.seed_per_rank;
-  return !(unsynchronised_shuffle && c.prepare.num_processes > 1 &&
-           !resolve_dispatch_batches(c.loader, c.prepare));
-}
-
 std::optional<std::int64_t> first_pass_skip(const trace::LoaderCase& c) {
   if (!c.schedule.empty() && c.schedule.front() == trace::LoaderRole::Skipped) return c.skip_first_batches;
   return std::nullopt;
@@ -88,14 +81,14 @@ Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flag
   s.config = c;
   s.dispatches = resolve_dispatch_batches(c.loader, c.prepare);
   s.loader_class = s.dispatches ? "DataLoaderDispatcher" : "DataLoaderShard";
-  s.ranks_share_order = ranks_share_order(c);
+  s.ranks_share_order = !sim::ranks_shuffle_differently(c);
   try {
     if (!s.ranks_share_order) {
       analyze_by_replay(c, s);
       return s;
     }
     PrepareOptions options = c.prepare;
-    options.process_seed = c.torch_manual_seed.value_or(kTorchDefaultSeed);
+    options.process_seed = sim::process_seed(c, 0);
     const auto skip = first_pass_skip(c);
     const EpochPlan plan(c.loader, options, skip);
     const std::int64_t R = plan.num_ranks();
@@ -187,6 +180,15 @@ void add_warnings(WhatIfReport& report) {
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
     w.push_back(os.str());
+  }
+  const bool unseeded = s.config.loader.shuffle && !s.config.torch_manual_seed &&
+                        !(s.config.prepare.use_seedable_sampler && s.config.prepare.data_seed) && !s.config.loader.generator_seed;
+  if (unseeded) {
+    w.push_back(std::string("shuffle without a seed: torch seeds every process from the OS, so the order changes from run "
+                            "to run") +
+                (s.ranks_share_order ? "" : " and every rank shuffles differently (set_seed(seed) on every rank, or "
+                                            "data_seed, fixes it)") +
+                "; simulated with stand-in seeds");
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;

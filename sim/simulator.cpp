@@ -43,10 +43,7 @@ const char* class_of(const DataLoaderDispatcher&) { return "DataLoaderDispatcher
 PrepareOptions options_for_rank(const trace::LoaderCase& config, std::int64_t rank) {
   PrepareOptions options = config.prepare;
   options.process_index = rank;
-  const std::uint64_t base = config.torch_manual_seed.value_or(kTorchDefaultSeed);
-  // set_seed(seed + process_index): a common way to give every rank different augmentations, and
-  // what makes an unsynchronised shuffle differ between ranks.
-  options.process_seed = config.seed_per_rank ? base + static_cast<std::uint64_t>(rank) : base;
+  options.process_seed = process_seed(config, rank);
   return options;
 }
 
@@ -110,6 +107,27 @@ void run_ranks_together(std::int64_t world, F per_rank) {
 }
 
 }  // namespace
+
+std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
+  const auto r = static_cast<std::uint64_t>(rank);
+  if (config.torch_manual_seed) {
+    // set_seed(seed + process_index): a common way to give every rank different augmentations, and
+    // what makes an unsynchronised shuffle differ between ranks.
+    return *config.torch_manual_seed + (config.seed_per_rank ? r : 0);
+  }
+  // splitmix64 of the rank: a fixed stand-in for the OS-drawn seed, different on every rank.
+  std::uint64_t z = r + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+bool ranks_shuffle_differently(const trace::LoaderCase& c) {
+  if (!c.loader.shuffle || c.prepare.num_processes == 1 || resolve_dispatch_batches(c.loader, c.prepare)) return false;
+  const bool seeds_differ = !c.torch_manual_seed || c.seed_per_rank;
+  if (c.prepare.use_seedable_sampler) return !c.prepare.data_seed && seeds_differ;
+  return !c.loader.generator_seed && !c.prepare.synchronize_generator && seeds_differ;
+}
 
 bool needs_communicator(const trace::LoaderCase& config) {
   return resolve_dispatch_batches(config.loader, config.prepare) || config.prepare.synchronize_generator;

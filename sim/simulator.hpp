@@ -27,6 +27,15 @@ std::optional<trace::Trace> simulate_case(const trace::CaseConfig& config, std::
 // One rank of a loader case. `comm` is required when the loader makes collectives.
 trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr);
 
+// torch.initial_seed() of rank r's process. With torch_manual_seed the user's seed (plus the rank with
+// seed_per_rank); without it torch seeds every process from the OS, so each rank gets its own
+// unpredictable seed, stood in for here by a fixed per-rank value (the order is one possible run).
+std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank);
+
+// Whether the ranks of this case draw different epoch orders (an unsynchronised shuffle whose process
+// seeds differ), so no single order describes the job.
+bool ranks_shuffle_differently(const trace::LoaderCase& config);
+
 // Whether simulating this case needs the ranks to communicate.
 bool needs_communicator(const trace::LoaderCase& config);
 

@@ -212,10 +212,11 @@ def epochs_of(c):
     return epochs, schedule, set_epoch
 
 
-def build_user_dataloader(c, tensors):
+def build_user_dataloader(c, tensors, rank=0):
     n = c["dataset_len"]
     if c.get("torch_manual_seed") is not None:
-        torch.manual_seed(c["torch_manual_seed"])
+        # seed_per_rank: each process called set_seed(seed + process_index).
+        torch.manual_seed(c["torch_manual_seed"] + (rank if c.get("seed_per_rank") else 0))
     if c.get("dataset_kind", "map") == "iterable":
         ds = GeneratorIterableDataset(n, tensors) if c.get("dataset_generator") else RangeIterableDataset(n, tensors)
         return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False))
@@ -310,11 +311,11 @@ def record_loader_single(c):
     n = c["num_processes"]
     ranks = []
     for r in range(n):
-        dl = build_user_dataloader(c, tensors=False)
+        dl = build_user_dataloader(c, tensors=False, rank=r)
         kwargs = dict(num_processes=n, process_index=r, split_batches=c.get("split_batches", False),
                       even_batches=c.get("even_batches", True),
                       use_seedable_sampler=c.get("use_seedable_sampler", False), data_seed=c.get("data_seed"),
-                      dispatch_batches=False)
+                      dispatch_batches=c.get("dispatch_batches"))
         if c.get("put_on_device"):
             kwargs.update(device=torch.device("cpu"), put_on_device=True)
         try:
@@ -331,14 +332,18 @@ def record_loader_single(c):
 def loader_worker(c, rank, progress):
     """One rank of a multi-process run: N and the rank come from the gloo group."""
     PartialState(cpu=True)
-    dl = build_user_dataloader(c, tensors=True)
+    if c.get("rng_types"):
+        # synchronize_rng_states reads AcceleratorState, which an Accelerator would have set up.
+        Accelerator(cpu=True)
+    dl = build_user_dataloader(c, tensors=True, rank=rank)
+    rng_types = list(c["rng_types"]) if c.get("rng_types") else None
     try:
         prepared = prepare_data_loader(dl, device=torch.device("cpu"), put_on_device=True,
                                        split_batches=c.get("split_batches", False),
                                        even_batches=c.get("even_batches", True),
                                        use_seedable_sampler=c.get("use_seedable_sampler", False),
-                                       data_seed=c.get("data_seed"),
-                                       dispatch_batches=bool(c.get("dispatch_batches", False)))
+                                       data_seed=c.get("data_seed"), rng_types=rng_types,
+                                       dispatch_batches=c.get("dispatch_batches"))
     except Exception as exc:
         return {"prepare_error": error_object(exc, "prepare_data_loader")}
     values, errors = loader_attributes(prepared)
@@ -706,7 +711,11 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             out.update(error=None, ranks=record_scheduler(config, hang_timeout))
         else:
             check_loader_config(config)
-            if config.get("multiprocess") or config.get("dispatch_batches"):
+            # Dispatch and rng synchronisation need real collectives: a gloo group of processes.
+            dispatch = config.get("dispatch_batches")
+            if dispatch is None:
+                dispatch = bool(config.get("put_on_device")) and config.get("dataset_kind", "map") == "iterable"
+            if config.get("multiprocess") or dispatch or config.get("rng_types"):
                 error, ranks = record_loader_multi(config, hang_timeout)
             else:
                 error, ranks = record_loader_single(config)
