@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "reports/coverage_summary.hpp"
 #include "sim/simulator.hpp"
+#include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
 

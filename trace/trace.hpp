@@ -13,6 +13,7 @@
 
 #include "core/batch.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "scheduler_trace.hpp"
 
 namespace accel::trace {
 
@@ -64,7 +65,7 @@ struct UncoveredCase {
   std::string family;
 };
 
-using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, UncoveredCase>;
+using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, SchedulerCase, UncoveredCase>;
 
 struct LoaderAttributes {
   std::string loader_class;
@@ -112,7 +113,8 @@ struct RandpermRecord {
   std::vector<std::int64_t> torch_randperm_seed;
 };
 
-using TraceBody = std::variant<std::vector<RankRecord>, std::vector<ShardRankRecord>, RandpermRecord>;
+using TraceBody = std::variant<std::vector<RankRecord>, std::vector<ShardRankRecord>, RandpermRecord,
+                               std::vector<SchedulerRankRecord>>;
 
 struct Trace {
   std::optional<ErrorRecord> error;

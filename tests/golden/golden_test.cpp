@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/simulator.hpp"
+#include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
 

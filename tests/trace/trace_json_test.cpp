@@ -29,9 +29,9 @@ TEST(TraceJson, BadFieldsAreNamed) {
 }
 
 TEST(TraceJson, FamiliesNotYetSimulatedAreReportedAsSuch) {
-  const auto c = parse_config(Json::parse(R"j({"api":"AcceleratedScheduler.step(direct)"})j"));
+  const auto c = parse_config(Json::parse(R"j({"dataset_kind":"iterable","dataset_len":4,"num_processes":2})j"));
   ASSERT_TRUE(std::holds_alternative<UncoveredCase>(c));
-  EXPECT_EQ(std::get<UncoveredCase>(c).family, "scheduler");
+  EXPECT_EQ(std::get<UncoveredCase>(c).family, "iterable");
 }
 
 TEST(TraceJson, BrokenJsonIsAConfigError) {
