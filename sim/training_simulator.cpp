@@ -28,16 +28,18 @@ AcceleratedSchedulerOptions scheduler_options(const trace::SchedulerCase& c) {
 }
 
 // Rank `rank`'s loader as Accelerator.prepare() builds it: a sequential map-style DataLoader through
-// prepare_data_loader with the Accelerator's split_batches and default even_batches.
+// prepare_data_loader with the Accelerator's split_batches and even_batches.
 DataLoaderShard prepared_loader(const trace::SchedulerCase& c, std::int64_t rank) {
   DataLoaderArgs dl;
   dl.dataset_kind = DatasetKind::Map;
   dl.dataset_len = *c.dataset_len;
   dl.batch_size = c.batch_size;
+  dl.drop_last = c.drop_last;
   PrepareOptions po;
   po.num_processes = c.num_processes;
   po.process_index = rank;
   po.split_batches = c.split_batches;
+  po.even_batches = c.even_batches;
   po.put_on_device = c.multiprocess;
   return prepare_data_loader(dl, po);
 }

@@ -189,6 +189,8 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   c.plugin.sync_with_dataloader = f.boolean("sync_with_dataloader", true);
   c.dataset_len = f.optional_integer("dataset_len", 0);
   c.batch_size = f.integer("batch_size", 1, 1);
+  c.drop_last = f.boolean("drop_last", false);
+  c.even_batches = f.boolean("even_batches", true);
   if (c.dataset_len) {
     c.micro_steps_per_epoch = f.optional_integer("micro_steps_per_epoch", 0).value_or(0);
   } else {

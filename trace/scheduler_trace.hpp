@@ -38,6 +38,9 @@ struct SchedulerCase {
   GradientAccumulationPlugin plugin;
   std::optional<std::int64_t> dataset_len;  // nullopt: no DataLoader, micro_steps_per_epoch iterations
   std::int64_t batch_size = 1;
+  // Extensions: the user's DataLoader(drop_last=...) and DataLoaderConfiguration(even_batches=...).
+  bool drop_last = false;
+  bool even_batches = true;
   std::int64_t micro_steps_per_epoch = 0;
   std::int64_t epochs = 1;
 
