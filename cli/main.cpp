@@ -175,13 +175,14 @@ struct TrainingFlags {
   bool enabled() const { return !scheduler.empty(); }
 
   // Raises ConfigError naming the flag when the combination does not make a schedule.
-  void validate() const {
+  void validate(const LoaderFlags& loader) const {
     if (!enabled()) {
       for (const CLI::Option* o : options) {
         if (o->count()) throw accel::trace::ConfigError(o->get_name() + ": needs --scheduler linear|cosine|constant|step|onecycle");
       }
       return;
     }
+    if (loader.skip_batches) throw accel::trace::ConfigError("--skip-batches: is not simulated together with --scheduler yet");
     const bool needs_total = scheduler == "linear" || scheduler == "cosine" || scheduler == "onecycle";
     if (needs_total && !total_steps) throw accel::trace::ConfigError("--total-steps: is required with --scheduler " + scheduler);
     if (scheduler == "step" && !step_size) throw accel::trace::ConfigError("--step-size: is required with --scheduler step");
@@ -264,7 +265,7 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const Tr
   Json file;
   Json config;
   if (from_flags) {
-    training.validate();
+    training.validate(flags);
     config = training.enabled() ? training.config(flags.config()) : flags.config();
   } else {
     file = accel::trace::parse_text(read_source(config_path), config_path);
@@ -303,27 +304,28 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
 }
 
 int run_summary(const LoaderFlags& flags, const TrainingFlags& training) {
-  training.validate();
+  training.validate(flags);
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   const auto trace = accel::sim::simulate(config);
   if (trace.error) {
     throw accel::AccelerateError(accel::PyErrorType::ValueError, trace.error->where, trace.error->message);
   }
-  const auto& ranks = std::get<std::vector<accel::trace::RankRecord>>(trace.body);
-  std::cout << accel::reports::render_terminal(config, accel::reports::summarize(config, ranks));
-  if (!training.enabled()) return 0;
-
-  const auto training_case = std::get<accel::trace::SchedulerCase>(accel::trace::parse_config(training.config(flags.config())));
-  const auto training_trace = accel::sim::simulate(training_case);
-  if (training_trace.error) {
-    const auto& e = *training_trace.error;
-    throw accel::AccelerateError(e.type == "ZeroDivisionError" ? accel::PyErrorType::ZeroDivisionError
-                                                               : accel::PyErrorType::ValueError,
-                                 e.where, e.message);
+  std::string training_text;
+  if (training.enabled()) {
+    const auto training_case =
+        std::get<accel::trace::SchedulerCase>(accel::trace::parse_config(training.config(flags.config())));
+    const auto training_trace = accel::sim::simulate(training_case);
+    if (training_trace.error) {
+      const auto& e = *training_trace.error;
+      std::cerr << "accel-sim: torch rejects this schedule (" << e.type << " in " << e.where << "): " << e.message << "\n";
+      return kExitBadInput;
+    }
+    const auto& rank0 = std::get<std::vector<accel::trace::SchedulerRankRecord>>(training_trace.body).at(0);
+    training_text = "\n" + accel::reports::render_training_terminal(accel::reports::summarize_training(training_case, rank0));
   }
-  const auto& rank0 = std::get<std::vector<accel::trace::SchedulerRankRecord>>(training_trace.body).at(0);
-  std::cout << "\n" << accel::reports::render_training_terminal(accel::reports::summarize_training(training_case, rank0));
+  const auto& ranks = std::get<std::vector<accel::trace::RankRecord>>(trace.body);
+  std::cout << accel::reports::render_terminal(config, accel::reports::summarize(config, ranks)) << training_text;
   return 0;
 }
 

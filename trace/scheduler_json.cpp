@@ -12,9 +12,8 @@ namespace {
 // A view of one JSON object with the dotted path its errors are reported under.
 class Fields {
  public:
-  Fields(const Json& obj, std::string prefix) : obj_(obj), prefix_(std::move(prefix)) {
-    if (!obj_.is_object()) fail(prefix_.empty() ? "(config)" : prefix_.substr(0, prefix_.size() - 1), "must be a JSON object");
-  }
+  // `obj` must be an object (parse_config and parse_schedule check before looking inside).
+  Fields(const Json& obj, std::string prefix) : obj_(obj), prefix_(std::move(prefix)) {}
 
   const Json* find(const std::string& key) const {
     auto it = obj_.find(key);
@@ -94,7 +93,6 @@ class Fields {
     return static_cast<std::uint64_t>(v->get<std::int64_t>());
   }
 
-  const Json& object() const { return obj_; }
 
  private:
   const Json& obj_;
