@@ -4,8 +4,6 @@
 // configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
 #include <CLI/CLI.hpp>
 
-#include <charconv>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -14,6 +12,7 @@
 #include "core/error.hpp"
 #include "reports/coverage_summary.hpp"
 #include "reports/training_summary.hpp"
+#include "training_flags.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
@@ -101,152 +100,6 @@ struct LoaderFlags {
   }
 };
 
-// A CLI11 check with a readable rule ("--grad-accum: must be an integer >= 1, got 0").
-CLI::Validator integer_at_least(std::int64_t min_value) {
-  return CLI::Validator(
-      [min_value](std::string& text) -> std::string {
-        std::int64_t v = 0;
-        const char* end = text.data() + text.size();
-        if (std::from_chars(text.data(), end, v).ptr != end || v < min_value) {
-          return "must be an integer >= " + std::to_string(min_value) + ", got " + text;
-        }
-        return "";
-      },
-      "INT>=" + std::to_string(min_value));
-}
-
-// A number check: `ok` decides, `rule` says what was wanted ("must be a number > 0").
-template <typename Predicate>
-CLI::Validator number_where(Predicate ok, std::string rule) {
-  return CLI::Validator(
-      [ok, rule](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || !ok(v)) return rule + ", got " + text;
-        return "";
-      },
-      "NUMBER");
-}
-
-CLI::Validator positive_number() { return number_where([](double v) { return v > 0.0; }, "must be a number > 0"); }
-
-CLI::Validator probability() {
-  return number_where([](double v) { return v >= 0.0 && v <= 1.0; }, "must be a number between 0 and 1");
-}
-
-// Training-loop flags: gradient accumulation, the wrapped torch scheduler and loss-scaler overflows.
-// They build a config of the scheduler family's training-loop kind over the loader flags' DataLoader.
-struct TrainingFlags {
-  std::int64_t grad_accum = 1;
-  std::string scheduler;
-  std::int64_t warmup = 0;
-  std::optional<std::int64_t> total_steps;
-  double lr = 1e-3;
-  std::optional<std::int64_t> step_size;
-  double gamma = 0.1;
-  std::vector<std::int64_t> overflow_steps;
-  std::optional<double> overflow_prob;
-  std::optional<std::int64_t> overflow_seed;
-  std::vector<CLI::Option*> options;
-
-  void add_to(CLI::App& app) {
-    options = {
-        app.add_option("--grad-accum", grad_accum, "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")
-            ->check(integer_at_least(1)),
-        app.add_option("--warmup", warmup, "warm-up steps W of the schedule (onecycle: pct_start = W / total steps)")
-            ->check(integer_at_least(0)),
-        app.add_option("--total-steps", total_steps, "schedule length T (training_steps / OneCycleLR total_steps)")
-            ->check(integer_at_least(1)),
-        app.add_option("--lr", lr, "base lr (onecycle: max_lr); default 0.001")->check(positive_number()),
-        app.add_option("--step-size", step_size, "StepLR step_size (--scheduler step)")->check(integer_at_least(1)),
-        app.add_option("--gamma", gamma, "StepLR gamma (--scheduler step); default 0.1")->check(positive_number()),
-        app.add_option("--overflow-steps", overflow_steps,
-                       "micro-steps (global indices) where the loss scaler overflows; only syncing ones skip a step")
-            ->delimiter(',')
-            ->check(integer_at_least(0)),
-        app.add_option("--overflow-prob", overflow_prob, "each micro-step overflows with probability P (needs --overflow-seed)")
-            ->check(probability()),
-        app.add_option("--overflow-seed", overflow_seed, "seed of the --overflow-prob draws"),
-    };
-    app.add_option("--scheduler", scheduler, "simulate the training loop with this lr schedule")
-        ->check(CLI::IsMember({"linear", "cosine", "constant", "step", "onecycle"}));
-  }
-
-  bool enabled() const { return !scheduler.empty(); }
-
-  // Raises ConfigError naming the flag when the combination does not make a schedule.
-  void validate(const LoaderFlags& loader) const {
-    if (!enabled()) {
-      for (const CLI::Option* o : options) {
-        if (o->count()) throw accel::trace::ConfigError(o->get_name() + ": needs --scheduler linear|cosine|constant|step|onecycle");
-      }
-      return;
-    }
-    if (loader.skip_batches) throw accel::trace::ConfigError("--skip-batches: is not simulated together with --scheduler yet");
-    const bool needs_total = scheduler == "linear" || scheduler == "cosine" || scheduler == "onecycle";
-    if (needs_total && !total_steps) throw accel::trace::ConfigError("--total-steps: is required with --scheduler " + scheduler);
-    if (scheduler == "step" && !step_size) throw accel::trace::ConfigError("--step-size: is required with --scheduler step");
-    if (scheduler == "onecycle" && warmup > *total_steps) {
-      throw accel::trace::ConfigError("--warmup: must be <= --total-steps with --scheduler onecycle (pct_start = W / T)");
-    }
-    if (overflow_prob && !overflow_seed) throw accel::trace::ConfigError("--overflow-seed: is required with --overflow-prob");
-    if (overflow_seed && !overflow_prob) throw accel::trace::ConfigError("--overflow-prob: is required with --overflow-seed");
-  }
-
-  Json schedule() const {
-    Json s;
-    if (scheduler == "linear" || scheduler == "cosine") {
-      s["kind"] = scheduler == "linear" ? "linear_warmup" : "cosine_warmup";
-      s["base_lr"] = lr;
-      s["warmup_steps"] = warmup;
-      s["training_steps"] = *total_steps;
-    } else if (scheduler == "constant") {
-      s["kind"] = "constant_warmup";
-      s["base_lr"] = lr;
-      s["warmup_steps"] = warmup;
-    } else if (scheduler == "step") {
-      s["kind"] = "step";
-      s["base_lr"] = lr;
-      s["step_size"] = *step_size;
-      s["gamma"] = gamma;
-    } else {
-      s["kind"] = "onecycle_linear";
-      s["base_lr"] = lr;
-      s["max_lr"] = lr;
-      s["total_steps"] = *total_steps;
-      s["pct_start"] = warmup > 0 ? static_cast<double>(warmup) / static_cast<double>(*total_steps) : 0.3;
-      s["div_factor"] = 25.0;
-      s["final_div_factor"] = 10000.0;
-    }
-    return s;
-  }
-
-  Json config(const Json& loader) const {
-    Json c;
-    c["api"] = accel::trace::kSchedulerLoopApi;
-    c["num_processes"] = loader["num_processes"];
-    c["split_batches"] = loader["split_batches"];
-    c["gradient_accumulation_steps"] = grad_accum;
-    c["adjust_scheduler"] = true;
-    c["sync_with_dataloader"] = true;
-    c["step_with_optimizer"] = true;
-    c["scheduler"] = schedule();
-    c["dataset_len"] = loader["dataset_len"];
-    c["batch_size"] = loader["batch_size"];
-    c["micro_steps_per_epoch"] = nullptr;
-    c["epochs"] = loader["epochs"];
-    c["skipped_micro_steps"] = overflow_steps;
-    c["multiprocess"] = false;
-    c["drop_last"] = loader["drop_last"];
-    c["even_batches"] = loader["even_batches"];
-    if (overflow_prob) {
-      c["overflow_prob"] = *overflow_prob;
-      c["overflow_seed"] = *overflow_seed;
-    }
-    return c;
-  }
-};
-
 std::optional<accel::trace::Trace> simulate(const accel::trace::CaseConfig& config, std::string& uncovered) {
   return std::visit(
       [&](const auto& c) -> std::optional<accel::trace::Trace> {
@@ -261,11 +114,11 @@ std::optional<accel::trace::Trace> simulate(const accel::trace::CaseConfig& conf
       config);
 }
 
-int run_trace(const std::string& config_path, const LoaderFlags& flags, const TrainingFlags& training, bool from_flags) {
+int run_trace(const std::string& config_path, const LoaderFlags& flags, const accel::cli::TrainingFlags& training, bool from_flags) {
   Json file;
   Json config;
   if (from_flags) {
-    training.validate(flags);
+    training.validate(flags.skip_batches.has_value());
     config = training.enabled() ? training.config(flags.config()) : flags.config();
   } else {
     file = accel::trace::parse_text(read_source(config_path), config_path);
@@ -303,8 +156,8 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
   return kExitDiffer;
 }
 
-int run_summary(const LoaderFlags& flags, const TrainingFlags& training) {
-  training.validate(flags);
+int run_summary(const LoaderFlags& flags, const accel::cli::TrainingFlags& training) {
+  training.validate(flags.skip_batches.has_value());
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   const auto trace = accel::sim::simulate(config);
@@ -336,7 +189,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   LoaderFlags flags;
   flags.add_to(app);
-  TrainingFlags training;
+  accel::cli::TrainingFlags training;
   training.add_to(app);
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
@@ -344,7 +197,7 @@ int main(int argc, char** argv) {
   trace_cmd->add_option("--config", config_path, "JSON file with a `config` object (a golden case works; - for stdin)");
   LoaderFlags trace_flags;
   trace_flags.add_to(*trace_cmd);
-  TrainingFlags trace_training;
+  accel::cli::TrainingFlags trace_training;
   trace_training.add_to(*trace_cmd);
 
   auto* diff_cmd = app.add_subcommand("diff", "compare two trace files; exit 1 at the first divergence");
