@@ -9,10 +9,10 @@
 #include <iterator>
 #include <sstream>
 
+#include "cli/training_flags.hpp"
 #include "core/error.hpp"
 #include "reports/coverage_summary.hpp"
 #include "reports/training_summary.hpp"
-#include "training_flags.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
