@@ -8,6 +8,7 @@ std::string_view python_name(PyErrorType type) noexcept {
     case PyErrorType::TypeError: return "TypeError";
     case PyErrorType::AttributeError: return "AttributeError";
     case PyErrorType::RuntimeError: return "RuntimeError";
+    case PyErrorType::ZeroDivisionError: return "ZeroDivisionError";
   }
   return "Exception";
 }

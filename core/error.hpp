@@ -11,7 +11,7 @@
 
 namespace accel {
 
-enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError };
+enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError, ZeroDivisionError };
 
 std::string_view python_name(PyErrorType type) noexcept;
 

@@ -45,4 +45,30 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
   return j;
 }
 
+nlohmann::ordered_json render_training_json(const TrainingSummary& t) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["schedule"] = t.schedule;
+  j["gradient_accumulation_steps"] = t.gradient_accumulation_steps;
+  j["scheduler_steps_per_optimizer_step"] = t.steps_per_optimizer_step;
+  j["schedule_length"] = t.schedule_length ? Json(*t.schedule_length) : Json(nullptr);
+  j["schedule_ends_after_optimizer_step"] = t.schedule_end_optimizer_step ? Json(*t.schedule_end_optimizer_step) : Json(nullptr);
+  j["optimizer_steps"] = t.optimizer_steps;
+  Json epochs = Json::array();
+  for (const auto& e : t.epochs) {
+    Json o;
+    o["epoch"] = e.epoch;
+    o["micro_steps"] = e.micro_steps;
+    o["optimizer_steps"] = e.optimizer_steps;
+    o["skipped_steps"] = e.skipped_steps;
+    o["scheduler_steps"] = e.scheduler_steps;
+    o["last_epoch"] = e.last_epoch_end;
+    o["lr"] = e.lr_end;
+    epochs.push_back(std::move(o));
+  }
+  j["epochs"] = std::move(epochs);
+  j["error"] = t.error ? Json(t.error->type + ": " + t.error->message) : Json(nullptr);
+  return j;
+}
+
 }  // namespace accel::reports

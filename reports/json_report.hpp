@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "training_summary.hpp"
 #include "what_if.hpp"
 
 namespace accel::reports {
@@ -10,5 +11,8 @@ namespace accel::reports {
 inline constexpr int kReportVersion = 1;
 
 nlohmann::ordered_json render_json(const WhatIfReport& report);
+
+// The training section (optimizer and scheduler steps per epoch).
+nlohmann::ordered_json render_training_json(const TrainingSummary& summary);
 
 }  // namespace accel::reports

@@ -9,6 +9,7 @@
 #include "core/randperm.hpp"
 #include "core/sampler.hpp"
 #include "in_process_group.hpp"
+#include "training_simulator.hpp"
 
 namespace accel::sim {
 namespace {
@@ -234,17 +235,8 @@ std::vector<LockstepRank> simulate_lockstep(const trace::LoaderCase& config) {
   return out;
 }
 
-std::optional<trace::Trace> simulate_case(const trace::CaseConfig& config, std::string* uncovered_family) {
-  return std::visit(
-      [&](const auto& c) -> std::optional<trace::Trace> {
-        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, trace::UncoveredCase>) {
-          if (uncovered_family) *uncovered_family = c.family;
-          return std::nullopt;
-        } else {
-          return simulate(c);
-        }
-      },
-      config);
+trace::Trace simulate_case(const trace::CaseConfig& config) {
+  return std::visit([](const auto& c) { return simulate(c); }, config);
 }
 
 trace::Trace simulate(const trace::BatchSamplerShardCase& config) {

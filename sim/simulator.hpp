@@ -20,9 +20,8 @@ trace::Trace simulate(const trace::LoaderCase& config);
 trace::Trace simulate(const trace::BatchSamplerShardCase& config);
 trace::Trace simulate(const trace::RandpermCase& config);
 
-// Any parsed config; nullopt (with the family named in `uncovered_family`) for a family this build
-// does not simulate.
-std::optional<trace::Trace> simulate_case(const trace::CaseConfig& config, std::string* uncovered_family = nullptr);
+// Any parsed config, whatever its family.
+trace::Trace simulate_case(const trace::CaseConfig& config);
 
 // One rank of a loader case. `comm` is required when the loader makes collectives.
 trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr);

@@ -13,6 +13,7 @@
 
 #include "core/batch.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "scheduler_trace.hpp"
 
 namespace accel::trace {
 
@@ -63,12 +64,7 @@ struct RandpermCase {
   std::int64_t epochs = 1;
 };
 
-// A family this build does not simulate yet; kept by name so it is reported, never passed.
-struct UncoveredCase {
-  std::string family;
-};
-
-using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, UncoveredCase>;
+using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, SchedulerCase>;
 
 struct LoaderAttributes {
   std::string loader_class;
@@ -116,7 +112,8 @@ struct RandpermRecord {
   std::vector<std::int64_t> torch_randperm_seed;
 };
 
-using TraceBody = std::variant<std::vector<RankRecord>, std::vector<ShardRankRecord>, RandpermRecord>;
+using TraceBody = std::variant<std::vector<RankRecord>, std::vector<ShardRankRecord>, RandpermRecord,
+                               std::vector<SchedulerRankRecord>>;
 
 struct Trace {
   std::optional<ErrorRecord> error;

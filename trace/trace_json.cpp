@@ -1,6 +1,10 @@
 #include "trace_json.hpp"
 
+#include <algorithm>
+
 #include <sstream>
+
+#include "scheduler_json.hpp"
 
 namespace accel::trace {
 namespace {
@@ -226,6 +230,23 @@ Json shard_ranks_json(const std::vector<ShardRankRecord>& ranks) {
   return out;
 }
 
+// A list's objects whose values are all scalars (the scheduler's per-micro-step records) take one line each.
+bool is_record_of_scalars(const Json& v) {
+  if (!v.is_object() || v.empty()) return false;
+  for (const Json& x : v) if (x.is_structured()) return false;
+  return true;
+}
+
+void dump_one_line(std::ostringstream& os, const Json& v) {
+  os << "{";
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    os << (first ? "" : ", ") << Json(it.key()).dump() << ": " << it.value().dump();
+    first = false;
+  }
+  os << "}";
+}
+
 void dump_into(std::ostringstream& os, const Json& v, int indent) {
   const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
   if (v.is_object()) {
@@ -255,7 +276,8 @@ void dump_into(std::ostringstream& os, const Json& v, int indent) {
       if (!first) os << ",\n";
       first = false;
       os << pad;
-      dump_into(os, e, indent + 2);
+      if (is_record_of_scalars(e)) dump_one_line(os, e);
+      else dump_into(os, e, indent + 2);
     }
     os << "\n" << std::string(static_cast<std::size_t>(indent), ' ') << "]";
     return;
@@ -280,8 +302,17 @@ std::string family_of(const Json& config) {
 
 CaseConfig parse_config(const Json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object");
+  const std::string api = get_string(config, "api", "prepare_data_loader");
+  static const char* const known[] = {"prepare_data_loader", "prepare_data_loader+skip_first_batches",
+                                      "BatchSamplerShard", "SeedableRandomSampler",
+                                      "Accelerator.prepare+AcceleratedScheduler", "AcceleratedScheduler.step(direct)"};
+  if (std::find(std::begin(known), std::end(known), api) == std::end(known)) {
+    std::string list;
+    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    fail("api", "unknown \"" + api + "\" (one of: " + list + ")");
+  }
   const std::string family = family_of(config);
-  if (family == "scheduler") return UncoveredCase{"scheduler"};
+  if (family == "scheduler") return parse_scheduler_config(config);
   if (family == "bss_varying") {
     BatchSamplerShardCase c;
     c.batch_sampler = get_batches(config, "batch_sampler");
@@ -316,6 +347,8 @@ Json to_json(const std::string& case_name, const Json& config, const Trace& trac
     j["ranks"] = ranks_json(*ranks);
   } else if (const auto* shards = std::get_if<std::vector<ShardRankRecord>>(&trace.body)) {
     j["ranks"] = shard_ranks_json(*shards);
+  } else if (const auto* sched = std::get_if<std::vector<SchedulerRankRecord>>(&trace.body)) {
+    j["ranks"] = scheduler_ranks_json(*sched);
   } else {
     const auto& rp = std::get<RandpermRecord>(trace.body);
     Json epochs = Json::array();

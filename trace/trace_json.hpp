@@ -22,8 +22,7 @@ class ConfigError : public std::runtime_error {
 // The family a config belongs to, from its content (api, dataset_kind, dispatch_batches).
 std::string family_of(const Json& config);
 
-// Parses a golden-schema `config` object. Families this build does not simulate come back as
-// UncoveredCase. Raises ConfigError.
+// Parses a golden-schema `config` object into the family it describes. Raises ConfigError.
 CaseConfig parse_config(const Json& config);
 
 // The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.

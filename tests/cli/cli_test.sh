@@ -82,6 +82,35 @@ check "compare needs --reference" 2 "$bin" compare --ranks 2 --dataset-len 10
 check_output "compare says the reference is missing" "reference environment missing: run golden/setup-reference" \
   env ACCEL_SIM_REFERENCE_VENV="$tmp/no-venv" "$bin" compare --reference --ranks 2 --dataset-len 10
 check "compare without the reference exits 2" 2 env ACCEL_SIM_REFERENCE_VENV="$tmp/no-venv" "$bin" compare --reference --ranks 2 --dataset-len 10
+# Training loop: gradient accumulation and the wrapped lr scheduler.
+train="--ranks 8 --dataset-len 1000 --batch-size 4 --grad-accum 4 --scheduler linear --warmup 10 --total-steps 100"
+check "training what-if runs" 0 "$bin" $train
+check_output "training shows optimizer steps" "optimizer steps    8 taken, 0 skipped (of 32 micro-steps)" "$bin" $train
+check_output "training shows scheduler steps" "scheduler steps    64 (last_epoch 64)" "$bin" $train
+check_output "training warns of the early finish" "the scheduler will finish 8x early" "$bin" $train
+check_output "split_batches steps once" "1 scheduler step per optimizer step" \
+  "$bin" --ranks 8 --dataset-len 1000 --batch-size 8 --split-batches --scheduler linear --total-steps 100
+check_output "skipped steps are counted" "3 taken, 2 skipped" \
+  "$bin" --ranks 2 --dataset-len 20 --grad-accum 2 --scheduler step --step-size 3 --overflow-steps 1,2,5
+check_output "onecycle overrun is reported" "Tried to step 22 times" \
+  "$bin" --ranks 4 --dataset-len 100 --batch-size 4 --split-batches --scheduler onecycle --total-steps 20
+check "seeded overflow probability" 0 "$bin" --ranks 2 --dataset-len 50 --scheduler cosine --total-steps 40 --overflow-prob 0.2 --overflow-seed 3
+for sched in sched-lin-n2-nosplit-ga4-l10-2ep sched-direct-onecycle-n2-nosplit-adjust; do
+  check "trace | diff $sched" 0 bash -c "'$bin' trace --config '$golden/$sched.json' | '$bin' diff '$golden/$sched.json' -"
+done
+check "trace from training flags" 0 "$bin" trace --ranks 2 --dataset-len 6 --grad-accum 2 --scheduler linear --total-steps 10
+check "grad-accum 0" 2 "$bin" --ranks 2 --dataset-len 10 --grad-accum 0 --scheduler linear --total-steps 5
+check_output "grad-accum 0 names the flag" "--grad-accum: must be an integer >= 1" \
+  "$bin" --ranks 2 --dataset-len 10 --grad-accum 0 --scheduler linear --total-steps 5
+check "unknown scheduler" 2 "$bin" --ranks 2 --dataset-len 10 --scheduler cyclic
+check_output "missing total steps names the flag" "--total-steps: is required" "$bin" --ranks 2 --dataset-len 10 --scheduler linear
+check "training flag without scheduler" 2 "$bin" --ranks 2 --dataset-len 10 --grad-accum 2
+check "bad lr" 2 "$bin" --ranks 2 --dataset-len 10 --scheduler constant --lr -1
+check "bad overflow prob" 2 "$bin" --ranks 2 --dataset-len 10 --scheduler constant --overflow-prob 1.5 --overflow-seed 1
+check "bad overflow steps" 2 "$bin" --ranks 2 --dataset-len 10 --scheduler constant --overflow-steps 1,x
+echo '{"config": {"api": "AcceleratedScheduler.step(direct)", "num_processes": 2, "scheduler": {"kind": "step", "base_lr": 0.1}, "sync_pattern": [true]}}' > "$tmp/sched.json"
+check_output "scheduler config names the field" "config.scheduler.step_size" "$bin" trace --config "$tmp/sched.json"
+check "scheduler config error exits 2" 2 "$bin" trace --config "$tmp/sched.json"
 rm -rf "$tmp"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

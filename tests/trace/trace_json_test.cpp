@@ -28,10 +28,14 @@ TEST(TraceJson, BadFieldsAreNamed) {
   EXPECT_EQ(error_for(R"({"dataset_len":10,"num_processes":2})"), "");
 }
 
-TEST(TraceJson, FamiliesNotYetSimulatedAreReportedAsSuch) {
-  const auto c = parse_config(Json::parse(R"j({"api":"AcceleratedScheduler.step(direct)"})j"));
-  ASSERT_TRUE(std::holds_alternative<UncoveredCase>(c));
-  EXPECT_EQ(std::get<UncoveredCase>(c).family, "scheduler");
+TEST(TraceJson, UnknownApiIsNamed) {
+  EXPECT_NE(error_for(R"j({"api":"Accelerator.gather_for_metrics","dataset_len":4,"num_processes":2})j")
+                .find("config.api: unknown \"Accelerator.gather_for_metrics\""),
+            std::string::npos);
+  EXPECT_NE(error_for(R"j({"api":7,"dataset_len":4,"num_processes":2})j").find("config.api: must be a string"),
+            std::string::npos);
+  const auto c = parse_config(Json::parse(R"j({"dataset_kind":"iterable","dataset_len":4,"num_processes":2})j"));
+  EXPECT_TRUE(std::holds_alternative<LoaderCase>(c));
 }
 
 TEST(TraceJson, BrokenJsonIsAConfigError) {

@@ -1,0 +1,141 @@
+#include "training_flags.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace accel::cli {
+namespace {
+
+using trace::ConfigError;
+using trace::Json;
+
+// CLI11 checks with readable rules ("--grad-accum: must be an integer >= 1, got 0").
+CLI::Validator integer_at_least(std::int64_t min_value) {
+  return CLI::Validator(
+      [min_value](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        if (std::from_chars(text.data(), end, v).ptr != end || v < min_value) {
+          return "must be an integer >= " + std::to_string(min_value) + ", got " + text;
+        }
+        return "";
+      },
+      "INT>=" + std::to_string(min_value));
+}
+
+template <typename Predicate>
+CLI::Validator number_where(Predicate ok, std::string rule) {
+  return CLI::Validator(
+      [ok, rule](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !ok(v)) return rule + ", got " + text;
+        return "";
+      },
+      "NUMBER");
+}
+
+CLI::Validator positive_number() { return number_where([](double v) { return v > 0.0; }, "must be a number > 0"); }
+
+CLI::Validator probability() {
+  return number_where([](double v) { return v >= 0.0 && v <= 1.0; }, "must be a number between 0 and 1");
+}
+
+}  // namespace
+
+void TrainingFlags::add_to(CLI::App& app) {
+  options_ = {
+      app.add_option("--grad-accum", grad_accum, "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")
+          ->check(integer_at_least(1)),
+      app.add_option("--warmup", warmup, "warm-up steps W of the schedule (onecycle: pct_start = W / total steps)")
+          ->check(integer_at_least(0)),
+      app.add_option("--total-steps", total_steps, "schedule length T (training_steps / OneCycleLR total_steps)")
+          ->check(integer_at_least(1)),
+      app.add_option("--lr", lr, "base lr (onecycle: max_lr); default 0.001")->check(positive_number()),
+      app.add_option("--step-size", step_size, "StepLR step_size (--scheduler step)")->check(integer_at_least(1)),
+      app.add_option("--gamma", gamma, "StepLR gamma (--scheduler step); default 0.1")->check(positive_number()),
+      app.add_option("--overflow-steps", overflow_steps,
+                     "micro-steps (global indices) where the loss scaler overflows; only syncing ones skip a step")
+          ->delimiter(',')
+          ->check(integer_at_least(0)),
+      app.add_option("--overflow-prob", overflow_prob, "each micro-step overflows with probability P (needs --overflow-seed)")
+          ->check(probability()),
+      app.add_option("--overflow-seed", overflow_seed, "seed of the --overflow-prob draws"),
+  };
+  app.add_option("--scheduler", scheduler, "simulate the training loop with this lr schedule")
+      ->check(CLI::IsMember({"linear", "cosine", "constant", "step", "onecycle"}));
+}
+
+void TrainingFlags::validate(bool skip_batches) const {
+  if (!enabled()) {
+    for (const CLI::Option* o : options_) {
+      if (o->count()) throw ConfigError(o->get_name() + ": needs --scheduler linear|cosine|constant|step|onecycle");
+    }
+    return;
+  }
+  if (skip_batches) throw ConfigError("--skip-batches: is not simulated together with --scheduler yet");
+  const bool needs_total = scheduler == "linear" || scheduler == "cosine" || scheduler == "onecycle";
+  if (needs_total && !total_steps) throw ConfigError("--total-steps: is required with --scheduler " + scheduler);
+  if (scheduler == "step" && !step_size) throw ConfigError("--step-size: is required with --scheduler step");
+  if (scheduler == "onecycle" && warmup > *total_steps) {
+    throw ConfigError("--warmup: must be <= --total-steps with --scheduler onecycle (pct_start = W / T)");
+  }
+  if (overflow_prob && !overflow_seed) throw ConfigError("--overflow-seed: is required with --overflow-prob");
+  if (overflow_seed && !overflow_prob) throw ConfigError("--overflow-prob: is required with --overflow-seed");
+}
+
+Json TrainingFlags::schedule() const {
+  Json s;
+  if (scheduler == "linear" || scheduler == "cosine") {
+    s["kind"] = scheduler == "linear" ? "linear_warmup" : "cosine_warmup";
+    s["base_lr"] = lr;
+    s["warmup_steps"] = warmup;
+    s["training_steps"] = *total_steps;
+  } else if (scheduler == "constant") {
+    s["kind"] = "constant_warmup";
+    s["base_lr"] = lr;
+    s["warmup_steps"] = warmup;
+  } else if (scheduler == "step") {
+    s["kind"] = "step";
+    s["base_lr"] = lr;
+    s["step_size"] = *step_size;
+    s["gamma"] = gamma;
+  } else {
+    // torch's defaults for what the flags do not set (pct_start 0.3, div_factor 25, final_div_factor 1e4).
+    s["kind"] = "onecycle_linear";
+    s["base_lr"] = lr;
+    s["max_lr"] = lr;
+    s["total_steps"] = *total_steps;
+    s["pct_start"] = warmup > 0 ? static_cast<double>(warmup) / static_cast<double>(*total_steps) : 0.3;
+    s["div_factor"] = 25.0;
+    s["final_div_factor"] = 10000.0;
+  }
+  return s;
+}
+
+Json TrainingFlags::config(const Json& loader) const {
+  Json c;
+  c["api"] = trace::kSchedulerLoopApi;
+  c["num_processes"] = loader["num_processes"];
+  c["split_batches"] = loader["split_batches"];
+  c["gradient_accumulation_steps"] = grad_accum;
+  c["adjust_scheduler"] = true;  // GradientAccumulationPlugin's default, as a user leaves it
+  c["sync_with_dataloader"] = true;
+  c["step_with_optimizer"] = true;
+  c["scheduler"] = schedule();
+  c["dataset_len"] = loader["dataset_len"];
+  c["batch_size"] = loader["batch_size"];
+  c["micro_steps_per_epoch"] = nullptr;
+  c["epochs"] = loader["epochs"];
+  c["skipped_micro_steps"] = overflow_steps;
+  c["multiprocess"] = false;
+  c["drop_last"] = loader["drop_last"];
+  c["even_batches"] = loader["even_batches"];
+  if (overflow_prob) {
+    c["overflow_prob"] = *overflow_prob;
+    c["overflow_seed"] = *overflow_seed;
+  }
+  return c;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,236 @@
+#include "scheduler_json.hpp"
+
+#include <string>
+
+namespace accel::trace {
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& rule) {
+  throw ConfigError("config." + field + ": " + rule);
+}
+
+// A view of one JSON object with the dotted path its errors are reported under.
+class Fields {
+ public:
+  // `obj` must be an object (parse_config and parse_schedule check before looking inside).
+  Fields(const Json& obj, std::string prefix) : obj_(obj), prefix_(std::move(prefix)) {}
+
+  const Json* find(const std::string& key) const {
+    auto it = obj_.find(key);
+    return it == obj_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const { fail(prefix_ + key, rule); }
+
+  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback, std::int64_t min_value) const {
+    const Json* v = find(key);
+    if (!v) {
+      if (!fallback) fail_on(key, "is required (an integer >= " + std::to_string(min_value) + ")");
+      return *fallback;
+    }
+    if (!v->is_number_integer()) fail_on(key, "must be an integer, got " + v->dump());
+    const auto value = v->get<std::int64_t>();
+    if (value < min_value) fail_on(key, "must be >= " + std::to_string(min_value) + ", got " + std::to_string(value));
+    return value;
+  }
+
+  std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min_value) const {
+    if (!find(key)) return std::nullopt;
+    return integer(key, std::nullopt, min_value);
+  }
+
+  double number(const std::string& key, std::optional<double> fallback) const {
+    const Json* v = find(key);
+    if (!v) {
+      if (!fallback) fail_on(key, "is required (a number)");
+      return *fallback;
+    }
+    if (!v->is_number()) fail_on(key, "must be a number, got " + v->dump());
+    return v->get<double>();
+  }
+
+  bool boolean(const std::string& key, bool fallback) const {
+    const Json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail_on(key, "must be true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+
+  std::string string(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v || !v->is_string()) fail_on(key, "is required (a string)");
+    return v->get<std::string>();
+  }
+
+  std::vector<std::int64_t> integers(const std::string& key) const {
+    std::vector<std::int64_t> out;
+    const Json* v = find(key);
+    if (!v) return out;
+    if (!v->is_array()) fail_on(key, "must be a list of integers >= 0");
+    for (const Json& e : *v) {
+      if (!e.is_number_integer() || e.get<std::int64_t>() < 0) fail_on(key, "entries must be integers >= 0, got " + e.dump());
+      out.push_back(e.get<std::int64_t>());
+    }
+    return out;
+  }
+
+  std::vector<bool> booleans(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v || !v->is_array()) fail_on(key, "is required (a list of true/false)");
+    std::vector<bool> out;
+    for (const Json& e : *v) {
+      if (!e.is_boolean()) fail_on(key, "entries must be true or false, got " + e.dump());
+      out.push_back(e.get<bool>());
+    }
+    return out;
+  }
+
+  std::optional<std::uint64_t> seed(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+    if (!v->is_number_integer()) fail_on(key, "must be an integer seed, got " + v->dump());
+    return static_cast<std::uint64_t>(v->get<std::int64_t>());
+  }
+
+
+ private:
+  const Json& obj_;
+  std::string prefix_;
+};
+
+ScheduleSpec parse_schedule(const Json& config) {
+  const Json* s = config.contains("scheduler") ? &config["scheduler"] : nullptr;
+  if (!s || !s->is_object()) fail("scheduler", "is required (an object with a `kind`)");
+  const Fields f(*s, "scheduler.");
+  const std::string kind = f.string("kind");
+  if (kind == "linear_warmup") {
+    return LinearWarmupSchedule{f.number("base_lr", std::nullopt), f.integer("warmup_steps", std::nullopt, 0),
+                                f.integer("training_steps", std::nullopt, 0)};
+  }
+  if (kind == "cosine_warmup") {
+    return CosineWarmupSchedule{f.number("base_lr", std::nullopt), f.integer("warmup_steps", std::nullopt, 0),
+                                f.integer("training_steps", std::nullopt, 0), f.number("num_cycles", 0.5)};
+  }
+  if (kind == "constant_warmup") {
+    return ConstantWarmupSchedule{f.number("base_lr", std::nullopt), f.integer("warmup_steps", 0, 0)};
+  }
+  if (kind == "step") {
+    return StepSchedule{f.number("base_lr", std::nullopt), f.integer("step_size", std::nullopt, 1), f.number("gamma", 0.1)};
+  }
+  if (kind == "onecycle_linear") {
+    OneCycleLinearSchedule o;
+    o.max_lr = f.number("max_lr", std::nullopt);
+    o.total_steps = f.integer("total_steps", std::nullopt, 1);
+    o.pct_start = f.number("pct_start", 0.3);
+    if (!(o.pct_start >= 0.0 && o.pct_start <= 1.0)) f.fail_on("pct_start", "must be between 0 and 1");
+    o.div_factor = f.number("div_factor", 25.0);
+    o.final_div_factor = f.number("final_div_factor", 1e4);
+    if (f.find("base_lr")) f.number("base_lr", std::nullopt);  // the optimizer's lr: OneCycleLR replaces it
+    return o;
+  }
+  f.fail_on("kind", "must be linear_warmup, cosine_warmup, constant_warmup, step or onecycle_linear, got \"" + kind + "\"");
+}
+
+Json state_json(const SchedulerState& s) {
+  Json j;
+  j["last_epoch"] = s.last_epoch;
+  j["step_count"] = s.step_count;
+  j["lr"] = s.lr;
+  return j;
+}
+
+Json step_json(SchedulerApi api, const MicroStepRecord& s) {
+  Json j;
+  j["micro_step"] = s.micro_step;
+  if (api == SchedulerApi::TrainingLoop) {
+    j["epoch"] = s.epoch;
+    j["batch_index"] = s.batch_index;
+  }
+  j["sync_gradients"] = s.sync_gradients;
+  if (api == SchedulerApi::TrainingLoop) j["end_of_dataloader"] = s.end_of_dataloader;
+  j["step_was_skipped"] = s.step_was_skipped;
+  j["scheduler_calls"] = s.scheduler_calls;
+  j["last_epoch"] = s.after.last_epoch;
+  j["step_count"] = s.after.step_count;
+  j["lr"] = s.after.lr;
+  return j;
+}
+
+}  // namespace
+
+SchedulerCase parse_scheduler_config(const Json& config) {
+  const Fields f(config, "");
+  SchedulerCase c;
+  const std::string api = f.string("api");
+  if (api == kSchedulerLoopApi) c.api = SchedulerApi::TrainingLoop;
+  else if (api == kSchedulerDirectApi) c.api = SchedulerApi::Direct;
+  else f.fail_on("api", std::string("must be \"") + kSchedulerLoopApi + "\" or \"" + kSchedulerDirectApi + "\"");
+  c.num_processes = f.integer("num_processes", std::nullopt, 1);
+  c.split_batches = f.boolean("split_batches", false);
+  c.step_with_optimizer = f.boolean("step_with_optimizer", true);
+  c.scheduler = parse_schedule(config);
+  c.skipped_micro_steps = f.integers("skipped_micro_steps");
+  if (f.find("overflow_prob")) {
+    c.overflow_prob = f.number("overflow_prob", std::nullopt);
+    if (!(*c.overflow_prob >= 0.0 && *c.overflow_prob <= 1.0)) f.fail_on("overflow_prob", "must be between 0 and 1");
+  }
+  c.overflow_seed = f.seed("overflow_seed").value_or(0);
+  c.multiprocess = f.boolean("multiprocess", false);
+  if (c.api == SchedulerApi::Direct) {
+    c.adjust_scheduler = f.boolean("adjust_scheduler", false);
+    c.sync_pattern = f.booleans("sync_pattern");
+    return c;
+  }
+  c.plugin.num_steps = f.optional_integer("gradient_accumulation_steps", 1);
+  c.plugin.adjust_scheduler = f.boolean("adjust_scheduler", true);
+  c.plugin.sync_with_dataloader = f.boolean("sync_with_dataloader", true);
+  c.dataset_len = f.optional_integer("dataset_len", 0);
+  c.batch_size = f.integer("batch_size", 1, 1);
+  c.drop_last = f.boolean("drop_last", false);
+  c.even_batches = f.boolean("even_batches", true);
+  if (c.dataset_len) {
+    c.micro_steps_per_epoch = f.optional_integer("micro_steps_per_epoch", 0).value_or(0);
+  } else {
+    c.micro_steps_per_epoch = f.integer("micro_steps_per_epoch", std::nullopt, 0);
+  }
+  c.epochs = f.integer("epochs", 1, 0);
+  return c;
+}
+
+Json scheduler_ranks_json(const std::vector<SchedulerRankRecord>& ranks) {
+  Json out = Json::array();
+  for (const SchedulerRankRecord& r : ranks) {
+    Json j;
+    j["rank"] = r.rank;
+    Json eff;
+    if (r.api == SchedulerApi::TrainingLoop) {
+      eff["gradient_state_num_steps"] = r.effective.gradient_state_num_steps;
+      eff["gradient_state_adjust_scheduler"] = r.effective.gradient_state_adjust_scheduler;
+      eff["gradient_state_sync_with_dataloader"] = r.effective.gradient_state_sync_with_dataloader;
+    } else {
+      eff["gradient_state_adjust_scheduler"] = r.effective.gradient_state_adjust_scheduler;
+    }
+    eff["accelerator_state_num_processes"] = r.effective.accelerator_state_num_processes;
+    j["effective"] = std::move(eff);
+    if (r.api == SchedulerApi::TrainingLoop) j["dataloader_len"] = r.dataloader_len ? Json(*r.dataloader_len) : Json(nullptr);
+    j["initial"] = state_json(r.initial);
+    Json steps = Json::array();
+    for (const MicroStepRecord& s : r.steps) steps.push_back(step_json(r.api, s));
+    j["steps"] = std::move(steps);
+    if (r.error) {
+      Json e;
+      e["micro_step"] = r.error->micro_step;
+      e["where"] = r.error->where;
+      e["type"] = r.error->type;
+      e["message"] = r.error->message;
+      j["error"] = std::move(e);
+    } else {
+      j["error"] = nullptr;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace accel::trace
