@@ -3,10 +3,16 @@
 // torch.Generator on CPU is a standard MT19937 seeded with the low 32 bits of manual_seed's argument;
 // random() is one 32-bit draw and random64() joins two. Keeping it a plain value (no global default
 // generator) lets the simulator hold one per rank.
+//
+// The engine is our own MT19937 rather than std::mt19937 so that hot loops can take draws in blocks
+// (fill(): one state regeneration per 624 draws, tempering in a loop the compiler vectorises) and so
+// that discarded draws are skipped lazily: a RandomSampler's second randperm per epoch is only drawn
+// when something reads the generator afterwards. The stream is std::mt19937's, word for word (the
+// LibTorch oracle test checks it against torch itself).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <random>
 
 namespace accel {
 
@@ -22,6 +28,44 @@ struct GeneratorState {
   friend bool operator==(const GeneratorState&, const GeneratorState&) = default;
 };
 
+// MT19937 (Matsumoto & Nishimura), the same sequence as std::mt19937 for the same 32-bit seed.
+class Mt19937 {
+ public:
+  static constexpr int kStateSize = 624;
+
+  explicit Mt19937(std::uint32_t seed = 5489u) noexcept { this->seed(seed); }
+
+  void seed(std::uint32_t s) noexcept {
+    state_[0] = s;
+    for (std::uint32_t i = 1; i < kStateSize; ++i) {
+      state_[i] = 1812433253u * (state_[i - 1] ^ (state_[i - 1] >> 30)) + i;
+    }
+    index_ = kStateSize;  // the first draw regenerates, as std::mt19937 does
+  }
+
+  std::uint32_t operator()() noexcept {
+    if (index_ >= kStateSize) regenerate();
+    return temper(state_[index_++]);
+  }
+
+  // The next `count` draws, in order, into `out`.
+  void fill(std::uint32_t* out, std::size_t count) noexcept;
+  // Advances by `count` draws without tempering them: one regeneration per 624.
+  void discard(std::uint64_t count) noexcept;
+
+ private:
+  static std::uint32_t temper(std::uint32_t y) noexcept {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+  }
+  void regenerate() noexcept;
+
+  alignas(64) std::uint32_t state_[kStateSize];
+  std::uint32_t index_ = kStateSize;
+};
+
 class TorchGenerator {
  public:
   explicit TorchGenerator(std::uint64_t seed = kTorchDefaultSeed) { manual_seed(seed); }
@@ -29,6 +73,7 @@ class TorchGenerator {
   void manual_seed(std::uint64_t seed) {
     seed_ = seed;
     draws_ = 0;
+    pending_ = 0;
     engine_.seed(static_cast<std::uint32_t>(seed));
   }
   std::uint64_t initial_seed() const noexcept { return seed_; }
@@ -36,23 +81,40 @@ class TorchGenerator {
   GeneratorState state() const noexcept { return {seed_, draws_}; }
   void set_state(const GeneratorState& s) {
     manual_seed(s.seed);
-    engine_.discard(s.draws);
-    draws_ = s.draws;
+    discard(s.draws);
   }
 
   std::uint32_t random() {
+    if (pending_) settle();
     ++draws_;
-    return static_cast<std::uint32_t>(engine_());
+    return engine_();
   }
   std::uint64_t random64() {
     const std::uint64_t hi = random();
     return (hi << 32) | random();
   }
+  // random() `count` times, into `out`: the block form hot loops use.
+  void fill(std::uint32_t* out, std::size_t count) {
+    if (pending_) settle();
+    draws_ += count;
+    engine_.fill(out, count);
+  }
+  // Counts `count` draws as made; the engine catches up only when it is next read.
+  void discard(std::uint64_t count) noexcept {
+    draws_ += count;
+    pending_ += count;
+  }
 
  private:
+  void settle() noexcept {
+    engine_.discard(pending_);
+    pending_ = 0;
+  }
+
   std::uint64_t seed_ = kTorchDefaultSeed;
   std::uint64_t draws_ = 0;
-  std::mt19937 engine_;
+  std::uint64_t pending_ = 0;  // draws counted in draws_ that the engine has not made yet
+  Mt19937 engine_;
 };
 
 }  // namespace accel
