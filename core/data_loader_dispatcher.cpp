@@ -41,8 +41,9 @@ class DataLoaderDispatcher::BaseIterator {
     }
     if (index_ >= count_) return std::nullopt;
     const std::int64_t b = owner_.options_.batch_size;
-    Batch batch;
-    for (std::int64_t p = index_ * b; p < std::min((index_ + 1) * b, order_->size()); ++p) batch.push_back((*order_)[p]);
+    const std::int64_t begin = index_ * b, end = std::min((index_ + 1) * b, order_->size());
+    Batch batch(static_cast<std::size_t>(end - begin));
+    order_->copy(begin, end, batch.data());
     ++index_;
     return batch;
   }
@@ -51,7 +52,7 @@ class DataLoaderDispatcher::BaseIterator {
   SampleOrder iterable_order() {
     const std::int64_t n = owner_.options_.sampler.dataset_len;
     if (!owner_.options_.dataset_generator_seed) return SampleOrder::sequential(n);
-    return SampleOrder::of(randperm(n, owner_.shared_->dataset_generator, owner_.options_.sampler.torch_version));
+    return randperm_order(n, owner_.shared_->dataset_generator, owner_.options_.sampler.torch_version);
   }
 
   DataLoaderDispatcher& owner_;

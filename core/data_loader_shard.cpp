@@ -90,7 +90,7 @@ SampleOrder DataLoaderShard::next_order() {
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
   if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
-  return SampleOrder::of(randperm(n, dataset_->generator, iterable_->torch_version));
+  return randperm_order(n, dataset_->generator, iterable_->torch_version);
 }
 
 LoaderPass DataLoaderShard::iterate(Communicator* comm) {

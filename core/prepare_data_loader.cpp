@@ -72,7 +72,7 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
     } else {
       for (std::int64_t p = 0; p < pass; ++p) skip_randperm_draws(loader.dataset_len, gen, options.torch_version);
     }
-    return SampleOrder::of(randperm(loader.dataset_len, gen, options.torch_version));
+    return randperm_order(loader.dataset_len, gen, options.torch_version);
   }
   PrepareOptions rank0 = options;
   rank0.process_index = 0;

@@ -1,5 +1,6 @@
 #include "sampler.hpp"
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,46 +45,41 @@ SampleOrder Sampler::iterate() {
   return SampleOrder::sequential(0);
 }
 
-SampleOrder Sampler::draw(TorchGenerator& gen) const {
-  const std::int64_t n = options_.dataset_len;
-  const std::int64_t count = size();
-  if (options_.replacement) {
+namespace {
+
+// RandomSampler's draw into ids of type Vector's value_type (4 bytes while the ids fit).
+template <typename Vector>
+SampleOrder draw_ids(const SamplerOptions& o, std::int64_t count, TorchGenerator& gen) {
+  using Id = typename Vector::value_type;
+  const std::int64_t n = o.dataset_len;
+  Vector ids(static_cast<std::size_t>(count));
+  if (o.replacement) {
     // torch draws replacement samples in chunks of 32; the chunking does not change the stream.
-    std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
-    randint_into(std::span<std::int64_t>(ids), n, gen);
+    randint_into(std::span<Id>(ids), n, gen);
     return SampleOrder::of(std::move(ids));
   }
   const std::int64_t full = count / n;
   const std::int64_t rest = count % n;
   // RandomSampler calls randperm(n) full times, then once more cut to `rest` (which still consumes
   // the draws even when rest == 0).
-  if (n < (std::int64_t{1} << 32)) {
-    std::vector<std::uint32_t> ids(static_cast<std::size_t>(count));
-    std::vector<std::uint32_t> scratch(rest > 0 ? static_cast<std::size_t>(n) : 0);
-    for (std::int64_t k = 0; k < full; ++k) {
-      randperm_into(std::span<std::uint32_t>(ids.data() + k * n, static_cast<std::size_t>(n)), gen,
-                    options_.torch_version);
-    }
-    if (rest > 0) {
-      randperm_into(std::span<std::uint32_t>(scratch), gen, options_.torch_version);
-      std::copy(scratch.begin(), scratch.begin() + rest, ids.begin() + full * n);
-    } else {
-      skip_randperm_draws(n, gen, options_.torch_version);
-    }
-    return SampleOrder::of(std::move(ids));
-  }
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
   for (std::int64_t k = 0; k < full; ++k) {
-    randperm_into(std::span<std::int64_t>(ids.data() + k * n, static_cast<std::size_t>(n)), gen,
-                  options_.torch_version);
+    randperm_into(std::span<Id>(ids.data() + k * n, static_cast<std::size_t>(n)), gen, o.torch_version);
   }
   if (rest > 0) {
-    auto tail = randperm(n, gen, options_.torch_version);
-    std::copy(tail.begin(), tail.begin() + rest, ids.begin() + full * n);
+    Vector scratch(static_cast<std::size_t>(n));
+    randperm_into(std::span<Id>(scratch), gen, o.torch_version);
+    std::copy(scratch.begin(), scratch.begin() + rest, ids.begin() + full * n);
   } else {
-    skip_randperm_draws(n, gen, options_.torch_version);
+    skip_randperm_draws(n, gen, o.torch_version);
   }
   return SampleOrder::of(std::move(ids));
+}
+
+}  // namespace
+
+SampleOrder Sampler::draw(TorchGenerator& gen) const {
+  if (options_.dataset_len < (std::int64_t{1} << 32)) return draw_ids<IdVector32>(options_, size(), gen);
+  return draw_ids<IdVector64>(options_, size(), gen);
 }
 
 }  // namespace accel

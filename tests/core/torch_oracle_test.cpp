@@ -37,6 +37,17 @@ TEST(TorchOracle, RandpermMatchesLibTorchForManyLengthsAndSeeds) {
   EXPECT_EQ(compared, 8 * 601 + 5);
 }
 
+TEST(TorchOracle, CompactOrdersMatchLibTorch) {
+  // The 4-byte storage the samplers use, at lengths where the shuffle prefetches.
+  for (std::int64_t n : {262145, 3000000}) {
+    at::Generator tg = at::detail::createCPUGenerator(2024);
+    accel::TorchGenerator g(2024);
+    const accel::SampleOrder order = accel::randperm_order(n, g, accel::TorchVersion::v1_13);
+    const auto expected = torch_randperm(n, tg);
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(order[i], expected[static_cast<std::size_t>(i)]) << "n=" << n << " i=" << i;
+  }
+}
+
 TEST(TorchOracle, GeneratorAdvancesLikeTorchAcrossConsecutiveCalls) {
   // A RandomSampler with its own generator draws randperm twice per epoch; the second call must see
   // the state the first left behind.
