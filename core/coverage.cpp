@@ -1,3 +1,5 @@
+// Coverage of one epoch: the closed form over runs for permutations, the byte-per-sample counter
+// otherwise, and the binned strip the HTML report draws (see coverage.hpp).
 #include "coverage.hpp"
 
 #include <algorithm>
@@ -87,29 +89,129 @@ CoverageDetail measure_coverage(const std::vector<PositionRun>& runs, const Samp
     return d;
   }
   // A sampler with replacement or num_samples != len: count every id.
-  std::vector<std::uint32_t> seen(static_cast<std::size_t>(dataset_len), 0);
+  MultiplicityCounter counter(dataset_len);
   for (const auto& r : runs) {
-    for (std::int64_t p = r.begin; p < r.end; ++p) {
-      const SampleId id = order[p];
-      if (id >= 0 && id < dataset_len) seen[static_cast<std::size_t>(id)] += static_cast<std::uint32_t>(r.times);
-    }
+    order.visit([&](const auto& ids) {
+      for (std::int64_t p = r.begin; p < r.end; ++p) counter.add(static_cast<SampleId>(ids[p]), r.times);
+    });
   }
-  for (std::int64_t id = 0; id < dataset_len; ++id) {
-    const auto n = seen[static_cast<std::size_t>(id)];
-    if (n == 0) {
-      ++d.counts.dropped;
-      if (d.dropped_ids.size() < limit) d.dropped_ids.push_back(id);
-    } else {
-      ++d.counts.distinct;
-      d.counts.max_times = std::max<std::int64_t>(d.counts.max_times, n);
-      if (n > 1) {
-        ++d.counts.repeated;
-        d.counts.duplicated += n - 1;
-        if (d.duplicated_ids.size() < limit) d.duplicated_ids.push_back(id);
-      }
-    }
+  const std::int64_t yielded = d.counts.yielded;
+  d = counter.finish(limit);
+  d.counts.yielded = yielded;
+  return d;
+}
+
+MultiplicityCounter::MultiplicityCounter(std::int64_t dataset_len)
+    : dataset_len_(std::max<std::int64_t>(0, dataset_len)), counts_(static_cast<std::size_t>(dataset_len_), 0) {}
+
+void MultiplicityCounter::saturate(SampleId id, std::uint8_t& c, std::int64_t times) {
+  std::int64_t& exact = saturated_[id];
+  if (c < kSaturated) exact = c;
+  exact += times;
+  c = static_cast<std::uint8_t>(kSaturated);
+}
+
+std::int64_t MultiplicityCounter::times(SampleId id) const {
+  if (id < 0 || id >= dataset_len_) return 0;
+  const std::uint8_t c = counts_[static_cast<std::size_t>(id)];
+  return c < kSaturated ? c : saturated_.at(id);
+}
+
+CoverageDetail MultiplicityCounter::finish(std::size_t limit) const {
+  CoverageDetail d;
+  d.counts.dataset_len = dataset_len_;
+  // Branch-free counting over the bytes (vectorised); the saturated samples are corrected after.
+  std::int64_t dropped = 0, repeated = 0, sum_below = 0;
+  std::uint8_t max_byte = 0;
+  const std::uint8_t* c = counts_.data();
+  const auto n = static_cast<std::size_t>(dataset_len_);
+  for (std::size_t i = 0; i < n; ++i) {
+    dropped += c[i] == 0;
+    repeated += c[i] > 1;
+    sum_below += c[i] < kSaturated ? c[i] : 0;
+    max_byte = std::max(max_byte, c[i]);
+  }
+  std::int64_t total = sum_below;
+  std::int64_t max_times = max_byte;
+  for (const auto& [id, exact] : saturated_) {
+    total += exact;
+    max_times = std::max(max_times, exact);
+  }
+  d.counts.dropped = dropped;
+  d.counts.distinct = dataset_len_ - dropped;
+  d.counts.repeated = repeated;
+  d.counts.duplicated = total - d.counts.distinct;
+  d.counts.max_times = max_times;
+  // The first ids of each kind, in id order; stops as soon as both lists are full.
+  for (std::size_t i = 0; i < n && (d.dropped_ids.size() < limit || d.duplicated_ids.size() < limit); ++i) {
+    if (c[i] == 0 && d.dropped_ids.size() < limit) d.dropped_ids.push_back(static_cast<SampleId>(i));
+    if (c[i] > 1 && d.duplicated_ids.size() < limit) d.duplicated_ids.push_back(static_cast<SampleId>(i));
   }
   return d;
+}
+
+namespace {
+
+std::vector<BinStatus> to_status(const std::vector<std::uint8_t>& flags) {
+  std::vector<BinStatus> out(flags.size());
+  for (std::size_t b = 0; b < out.size(); ++b) {
+    out[b] = flags[b] & 1 ? BinStatus::Dropped : flags[b] & 2 ? BinStatus::Duplicated : BinStatus::Seen;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<BinStatus> coverage_bins(const std::vector<PositionRun>& runs, const SampleOrder& order,
+                                     std::int64_t dataset_len, bool permutation, std::int64_t bins) {
+  const std::int64_t n = dataset_len;
+  bins = std::min(bins, n);
+  if (bins <= 0) return {};
+  // Bit 0: some id of the bin is never yielded; bit 1: some id is yielded more than once.
+  std::vector<std::uint8_t> flags(static_cast<std::size_t>(bins), 0);
+  // The bin of id i: the largest b with b*n/bins <= i.
+  const auto bin_of = [&](std::int64_t id) { return static_cast<std::size_t>(((id + 1) * bins - 1) / n); };
+  const auto mark = [&](std::int64_t id, std::int64_t times) {
+    if (id < 0 || id >= n || times == 1) return;
+    flags[bin_of(id)] |= times == 0 ? 1 : 2;
+  };
+  if (permutation) {
+    for (const Segment& s : sweep(runs, order.size())) {
+      if (s.times == 1 || s.begin >= s.end) continue;
+      if (order.is_sequential()) {
+        // Ids equal positions: mark whole bins.
+        for (std::size_t b = bin_of(s.begin); b <= bin_of(s.end - 1); ++b) flags[b] |= s.times == 0 ? 1 : 2;
+        continue;
+      }
+      order.visit([&](const auto& ids) {
+        for (std::int64_t p = s.begin; p < s.end; ++p) mark(static_cast<std::int64_t>(ids[p]), s.times);
+      });
+    }
+    for (std::int64_t id = order.size(); id < n; ++id) mark(id, 0);  // none for a true permutation
+  } else {
+    MultiplicityCounter counter(n);
+    for (const auto& r : runs) {
+      order.visit([&](const auto& ids) {
+        for (std::int64_t p = r.begin; p < r.end; ++p) counter.add(static_cast<SampleId>(ids[p]), r.times);
+      });
+    }
+    return coverage_bins(counter, bins);
+  }
+  return to_status(flags);
+}
+
+std::vector<BinStatus> coverage_bins(const MultiplicityCounter& counter, std::int64_t bins) {
+  const std::int64_t n = counter.dataset_len();
+  bins = std::min(bins, n);
+  if (bins <= 0) return {};
+  std::vector<std::uint8_t> flags(static_cast<std::size_t>(bins), 0);
+  for (std::int64_t b = 0; b < bins; ++b) {
+    for (std::int64_t id = b * n / bins; id < (b + 1) * n / bins; ++id) {
+      const std::int64_t t = counter.times(id);
+      if (t != 1) flags[static_cast<std::size_t>(b)] |= t == 0 ? 1 : 2;
+    }
+  }
+  return to_status(flags);
 }
 
 }  // namespace accel
