@@ -1,6 +1,7 @@
 #include "prepare_data_loader.hpp"
 
 #include <string>
+#include <utility>
 
 #include "error.hpp"
 
@@ -83,6 +84,25 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   }
   for (std::int64_t p = 0; p < pass; ++p) sampler.iterate();
   return sampler.iterate();
+}
+
+namespace {
+
+// The inputs pass_order() reads, with everything it ignores set to one value.
+std::pair<DataLoaderArgs, PrepareOptions> order_inputs(DataLoaderArgs loader, PrepareOptions options) {
+  loader.batch_size = 1;
+  loader.drop_last = false;
+  options.process_index = 0;
+  options.even_batches = true;
+  options.split_batches = false;
+  return {loader, options};
+}
+
+}  // namespace
+
+bool same_pass_order(const DataLoaderArgs& a, const PrepareOptions& a_options, const DataLoaderArgs& b,
+                     const PrepareOptions& b_options) {
+  return order_inputs(a, a_options) == order_inputs(b, b_options);
 }
 
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options) {

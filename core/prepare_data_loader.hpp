@@ -36,6 +36,7 @@ struct DataLoaderArgs {
   // Iterable datasets only: the dataset owns a torch.Generator seeded with this and yields
   // randperm(dataset_len) from it on every pass.
   std::optional<std::uint64_t> dataset_generator_seed;
+  friend bool operator==(const DataLoaderArgs&, const DataLoaderArgs&) = default;
 };
 
 struct PrepareOptions {
@@ -53,6 +54,7 @@ struct PrepareOptions {
   // start of every pass (Accelerator passes this by default).
   bool synchronize_generator = false;
   TorchVersion torch_version = TorchVersion::v2_6;
+  friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 
 using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
@@ -63,6 +65,12 @@ bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions
 // The epoch order rank 0's loader draws on its pass number `pass` (0 = the first), as its sampler or
 // dataset generator produces it: what every rank shares unless an unsynchronised shuffle differs.
 SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass);
+
+// Whether pass_order() gives both configs the same order. It reads neither the batch size, drop_last,
+// even_batches, split_batches nor the rank, so variants of one config that differ only there share
+// one shuffle, which a caller comparing them can draw once.
+bool same_pass_order(const DataLoaderArgs& a, const PrepareOptions& a_options, const DataLoaderArgs& b,
+                     const PrepareOptions& b_options);
 
 // Raises AccelerateError (where = "prepare_data_loader" or "DataLoader") for rejected configs.
 PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);
