@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/compare_reference.hpp"
+#include "cli/progress.hpp"
 #include "cli/training_flags.hpp"
 #include "core/error.hpp"
 #include "reports/html_report.hpp"
@@ -280,7 +281,12 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   training.validate(flags.skip_batches.has_value());
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
-  const auto report = accel::reports::what_if(config);
+  accel::reports::WhatIfOptions what_if_options;
+  if (!out.html_path.empty()) what_if_options.coverage_bins = accel::reports::kHtmlCoverageBins;
+  accel::cli::Progress progress(config.loader.dataset_len >= accel::cli::kProgressMinSamples);
+  what_if_options.progress = progress.callback();
+  const auto report = accel::reports::what_if(config, what_if_options);
+  progress.done();
   if (!out.html_path.empty()) {
     std::ofstream html(out.html_path);
     if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);

@@ -1,11 +1,9 @@
+// The what-if report as one HTML page with inline SVG charts (see html_report.hpp).
 #include "html_report.hpp"
 
 #include <algorithm>
 #include <sstream>
 
-#include "core/epoch_plan.hpp"
-#include "core/error.hpp"
-#include "sim/simulator.hpp"
 #include "terminal_report.hpp"
 
 namespace accel::reports {
@@ -56,7 +54,7 @@ std::string steps_chart(const Scenario& s) {
 
 std::string coverage_strip(const Scenario& s) {
   const std::int64_t n = s.config.loader.dataset_len;
-  const int width = 760, height = 36;
+  const int width = static_cast<int>(kHtmlCoverageBins), height = 36;
   std::ostringstream os;
   os << "<svg class=\"chart\" id=\"coverage\" width=\"" << width << "\" height=\"" << height + 16
      << "\" role=\"img\" aria-label=\"coverage strip\">";
@@ -64,33 +62,18 @@ std::string coverage_strip(const Scenario& s) {
     os << "<text x=\"0\" y=\"20\">no samples</text></svg>";
     return os.str();
   }
-  // Multiplicity of every id, then one column per bin: the worst status in the bin wins.
-  std::vector<std::uint8_t> times(static_cast<std::size_t>(n), 0);
-  PrepareOptions options = s.config.prepare;
-  options.process_seed = sim::process_seed(s.config, 0);
-  std::optional<std::int64_t> skip;
-  if (!s.config.schedule.empty() && s.config.schedule.front() == trace::LoaderRole::Skipped) skip = s.config.skip_first_batches;
-  try {
-    const EpochPlan plan(s.config.loader, options, skip);
-    const SampleOrder order = pass_order(s.config.loader, options, 0);
-    for (const auto& run : plan.runs()) {
-      for (std::int64_t p = run.begin; p < run.end; ++p) {
-        const auto id = static_cast<std::size_t>(order[p]);
-        if (id < times.size()) times[id] = static_cast<std::uint8_t>(std::min<std::int64_t>(255, times[id] + run.times));
-      }
-    }
-  } catch (const AccelerateError&) {
-  }
-  const std::int64_t bins = std::min<std::int64_t>(n, width);
+  // One column per bin of ids, the worst status in the bin wins. The analysis bins it when the caller
+  // asked (WhatIfOptions::coverage_bins); otherwise it is computed here, in O(bins) memory either way
+  // for permutations.
+  const std::int64_t bins = std::min<std::int64_t>(n, kHtmlCoverageBins);
+  const std::vector<BinStatus> strip = static_cast<std::int64_t>(s.coverage_strip.size()) == bins
+                                           ? s.coverage_strip
+                                           : accel::reports::coverage_strip(s.config, bins);
   const double w = static_cast<double>(width) / static_cast<double>(bins);
   for (std::int64_t b = 0; b < bins; ++b) {
     const std::int64_t lo = b * n / bins, hi = (b + 1) * n / bins;
-    int worst = 1;  // 0 dropped, 1 seen, 2 duplicated
-    for (std::int64_t id = lo; id < hi; ++id) {
-      const auto t = times[static_cast<std::size_t>(id)];
-      if (t == 0) { worst = 0; break; }
-      if (t > 1) worst = 2;
-    }
+    const BinStatus status = b < static_cast<std::int64_t>(strip.size()) ? strip[static_cast<std::size_t>(b)] : BinStatus::Dropped;
+    const int worst = static_cast<int>(status);  // 0 dropped, 1 seen, 2 duplicated
     const char* color = worst == 0 ? kDropped : worst == 2 ? kDuplicated : kSeen;
     os << "<rect x=\"" << b * w << "\" y=\"0\" width=\"" << w + 0.5 << "\" height=\"" << height << "\" fill=\"" << color
        << "\"><title>ids " << lo << "-" << hi - 1 << "</title></rect>";

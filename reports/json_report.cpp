@@ -11,6 +11,7 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
   j["dataset_kind"] = r.dataset_kind;
   j["order"] = r.order;
   j["torch_version"] = r.torch_version;
+  j["randperm_loop"] = r.randperm_loop.empty() ? Json(nullptr) : Json(r.randperm_loop);
   Json scenarios = Json::array();
   for (const Scenario& s : r.scenarios) {
     Json o;
@@ -38,6 +39,7 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
     o["resumed_from"] = s.resumed_from;
     o["not_seen_before_resume"] = c.before_resume;
     o["ranks_share_order"] = s.ranks_share_order;
+    o["method"] = method_text(s);
     scenarios.push_back(std::move(o));
   }
   j["scenarios"] = std::move(scenarios);

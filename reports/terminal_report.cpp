@@ -1,7 +1,10 @@
+// The what-if report as a terminal table, with how it was computed and the warnings.
 #include "terminal_report.hpp"
 
 #include <iomanip>
 #include <sstream>
+
+#include "core/randperm.hpp"
 
 namespace accel::reports {
 namespace {
@@ -18,6 +21,20 @@ std::string cell(const std::string& text, std::size_t width) {
   return text + std::string(width - text.size(), ' ');
 }
 
+// How the numbers were obtained: computed from the loaders' structure, or by replaying every rank.
+std::string method_line(const WhatIfReport& r) {
+  std::string direct, replayed;
+  for (const Scenario& s : r.scenarios) {
+    if (s.rejected) continue;
+    std::string& list = s.ranks_share_order ? direct : replayed;
+    list += (list.empty() ? "" : ", ") + s.label;
+  }
+  if (replayed.empty()) return "computed directly from the loaders' structure (no rank replayed)";
+  std::string line = "replayed rank by rank (the ranks shuffle differently): " + replayed;
+  if (!direct.empty()) line += "; computed directly: " + direct;
+  return line;
+}
+
 }  // namespace
 
 std::string render_terminal(const WhatIfReport& r) {
@@ -26,7 +43,9 @@ std::string render_terminal(const WhatIfReport& r) {
      << r.dataset_kind << "-style, " << r.order << ")";
   const Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
-  os << ", torch " << r.torch_version << " shuffle order\n\n";
+  os << ", torch " << r.torch_version << " shuffle order";
+  if (r.randperm_loop == "inside-out") os << " (inside-out randperm: n >= " << kRandpermInsideOutThreshold << ")";
+  os << "\n\n";
   const std::size_t w0 = 36, w1 = 20, w2 = 10, w3 = 12, w4 = 10;
   os << "  " << cell("option", w0) << cell("steps/epoch", w1) << cell("samples", w2) << cell("duplicated", w3)
      << cell("dropped", w4) << "waits in a collective\n";
@@ -50,6 +69,7 @@ std::string render_terminal(const WhatIfReport& r) {
     }
     os << "\n";
   }
+  os << "\n  " << method_line(r) << "\n";
   if (!r.warnings.empty()) {
     os << "\n";
     for (const auto& w : r.warnings) os << "  ! " << w << "\n";

@@ -1,3 +1,6 @@
+// The what-if analysis: each option computed directly from the loaders' structure (EpochPlan runs and
+// one shared epoch order, drawn once per distinct order), or replayed rank by rank where the ranks
+// shuffle differently.
 #include "what_if.hpp"
 
 #include <algorithm>
@@ -33,48 +36,96 @@ void finish_steps(Scenario& s) {
   }
 }
 
-// Every rank replayed through the simulator: for configs whose ranks do not share one order.
-void analyze_by_replay(const trace::LoaderCase& c, Scenario& s) {
+using Progress = std::function<void(const std::string&)>;
+
+void tell(const Progress& progress, const std::string& line) {
+  if (progress) progress(line);
+}
+
+bool draws_randperm(const DataLoaderArgs& loader) {
+  if (loader.dataset_kind == DatasetKind::Iterable) return loader.dataset_generator_seed.has_value();
+  return loader.shuffle && !loader.replacement;
+}
+
+bool inside_out(const DataLoaderArgs& loader, const PrepareOptions& options) {
+  return options.torch_version == TorchVersion::v2_6 && loader.dataset_len >= kRandpermInsideOutThreshold;
+}
+
+// The last epoch order drawn. The variants a what-if compares mostly share it (same_pass_order), so each
+// distinct shuffle is drawn once; one entry, released before the next is drawn, so at most one large
+// permutation is alive at a time.
+class OrderCache {
+ public:
+  SampleOrder get(const DataLoaderArgs& loader, const PrepareOptions& options, const Progress& progress) {
+    if (order_ && same_pass_order(loader_, options_, loader, options)) return *order_;
+    order_.reset();
+    if (draws_randperm(loader)) {
+      tell(progress, "drawing torch.randperm(" + std::to_string(loader.dataset_len) + ") (" +
+                           (inside_out(loader, options) ? "inside-out loop" : "forward swap loop") + ")");
+    }
+    order_ = pass_order(loader, options, 0);
+    loader_ = loader;
+    options_ = options;
+    return *order_;
+  }
+
+ private:
+  std::optional<SampleOrder> order_;
+  DataLoaderArgs loader_;
+  PrepareOptions options_;
+};
+
+// Every rank replayed through the simulator, one rank at a time (O(N/R) batches alive), counting ids into
+// a byte-per-sample map: for configs whose ranks do not share one order.
+void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t strip_bins, const Progress& progress) {
   trace::LoaderCase one_pass = c;
   one_pass.epochs = 1;
   one_pass.schedule.resize(1);
   if (one_pass.set_epoch) one_pass.set_epoch->resize(1);
-  const trace::Trace t = sim::simulate(one_pass);
-  if (t.error) {
-    s.rejected = t.error->type + ": " + t.error->message;
-    return;
-  }
-  const auto& ranks = std::get<std::vector<trace::RankRecord>>(t.body);
-  std::vector<PositionRun> runs;
-  std::vector<std::int64_t> ids;
-  for (const auto& r : ranks) {
+  MultiplicityCounter counter(c.loader.dataset_len);
+  std::int64_t yielded = 0;
+  const auto consume = [&](const trace::RankRecord& r) {
     const auto& pass = r.epochs.at(0);
     s.batches_per_rank.push_back(static_cast<std::int64_t>(pass.batches.size()));
-    s.len_per_rank.push_back(r.attributes.len.value_or(-1));
+    // len() of the loader this pass iterates: the skipped loader's on a resume, as the direct path reports.
+    const auto& iterated = pass.skipped_loader ? *pass.skipped_loader : r.attributes;
+    s.len_per_rank.push_back(iterated.len.value_or(-1));
     s.loader_class = r.attributes.loader_class;
-    for (const Batch& b : pass.batches) ids.insert(ids.end(), b.begin(), b.end());
+    for (const Batch& b : pass.batches) {
+      for (SampleId id : b) counter.add(id);
+      yielded += static_cast<std::int64_t>(b.size());
+    }
+  };
+  const std::int64_t R = one_pass.prepare.num_processes;
+  if (sim::needs_communicator(one_pass)) {
+    // Ranks that talk run together; the simulator holds the whole trace.
+    const trace::Trace t = sim::simulate(one_pass);
+    if (t.error) {
+      s.rejected = t.error->type + ": " + t.error->message;
+      return;
+    }
+    for (const auto& r : std::get<std::vector<trace::RankRecord>>(t.body)) consume(r);
+  } else {
+    try {
+      for (std::int64_t r = 0; r < R; ++r) {
+        tell(progress, "replaying rank " + std::to_string(r + 1) + "/" + std::to_string(R));
+        consume(sim::simulate_rank(one_pass, r));
+      }
+    } catch (const AccelerateError& e) {
+      s.batches_per_rank.clear();
+      s.len_per_rank.clear();
+      s.rejected = std::string(python_name(e.type())) + ": " + e.message();
+      return;
+    }
   }
-  runs.push_back({0, static_cast<std::int64_t>(ids.size()), 1});
-  s.coverage = measure_coverage(runs, SampleOrder::of(ids), c.loader.dataset_len, false, kShownIds);
+  s.coverage = counter.finish(kShownIds);
+  s.coverage.counts.yielded = yielded;
+  if (strip_bins > 0) s.coverage_strip = coverage_bins(counter, strip_bins);
   finish_steps(s);
 }
 
-}  // namespace
-
-std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (i) os << ", ";
-    os << ranks[i];
-    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
-    i = j + 1;
-  }
-  return os.str();
-}
-
-Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags) {
+Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string flags, OrderCache& cache,
+                      std::int64_t strip_bins, const Progress& progress) {
   Scenario s;
   s.label = std::move(label);
   s.flags = std::move(flags);
@@ -84,7 +135,7 @@ Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flag
   s.ranks_share_order = !sim::ranks_shuffle_differently(c);
   try {
     if (!s.ranks_share_order) {
-      analyze_by_replay(c, s);
+      analyze_by_replay(c, s, strip_bins, progress);
       return s;
     }
     PrepareOptions options = c.prepare;
@@ -100,11 +151,12 @@ Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flag
     if (plan.dispatch_fails()) {
       s.iteration_error = "TypeError: no batch can be formed, every rank fails in the broadcast";
     }
-    const SampleOrder order = pass_order(c.loader, options, 0);
+    const SampleOrder order = cache.get(c.loader, options, progress);
     const auto runs = plan.runs();
     const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
     s.resumed_from = plan.resume_position();
     s.coverage = measure_coverage(runs, order, c.loader.dataset_len, permutation, kShownIds, s.resumed_from);
+    if (strip_bins > 0) s.coverage_strip = coverage_bins(runs, order, c.loader.dataset_len, permutation, strip_bins);
     // Evidence: where the first duplicated samples are yielded (the padded tail of the epoch).
     if (s.coverage.counts.duplicated > 0 && !s.coverage.duplicated_ids.empty()) {
       const SampleId wanted = s.coverage.duplicated_ids.front();
@@ -132,6 +184,31 @@ Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flag
     s.rejected = std::string(python_name(e.type())) + ": " + e.message();
   }
   return s;
+}
+
+}  // namespace
+
+std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i) os << ", ";
+    os << ranks[i];
+    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
+    i = j + 1;
+  }
+  return os.str();
+}
+
+Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags) {
+  OrderCache cache;
+  return analyze_with(c, std::move(label), std::move(flags), cache, 0, nullptr);
+}
+
+std::vector<BinStatus> coverage_strip(const trace::LoaderCase& c, std::int64_t bins) {
+  OrderCache cache;
+  return analyze_with(c, "", "", cache, bins, nullptr).coverage_strip;
 }
 
 namespace {
@@ -228,7 +305,7 @@ void add_warnings(WhatIfReport& report) {
 
 }  // namespace
 
-WhatIfReport what_if(const trace::LoaderCase& c) {
+WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   WhatIfReport report;
   report.num_processes = c.prepare.num_processes;
   report.dataset_len = c.loader.dataset_len;
@@ -243,6 +320,15 @@ WhatIfReport what_if(const trace::LoaderCase& c) {
     report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised)" : " (not synchronised)");
   }
 
+  if (draws_randperm(c.loader)) report.randperm_loop = inside_out(c.loader, c.prepare) ? "inside-out" : "forward";
+
+  OrderCache cache;
+  const auto analyze = [&](const trace::LoaderCase& variant, std::string label, std::string flags) {
+    const bool first = report.scenarios.empty();
+    tell(options.progress, "analysing " + (first ? std::string("the configuration") : label));
+    return analyze_with(variant, std::move(label), std::move(flags), cache, first ? options.coverage_bins : 0,
+                        options.progress);
+  };
   report.scenarios.push_back(analyze(c, "as configured", "(your flags)"));
   const bool map = c.loader.dataset_kind == DatasetKind::Map;
   const bool dispatch = resolve_dispatch_batches(c.loader, c.prepare);

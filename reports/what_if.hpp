@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct Scenario {
   std::int64_t resumed_from = 0;                // samples before the resume point (skip_first_batches)
   std::optional<std::string> iteration_error;   // every rank raises while iterating
   bool ranks_share_order = true;                // false: computed by replaying every rank
+  // The dataset's coverage in equal bins of ids (the HTML strip), when WhatIfOptions asked for it.
+  std::vector<BinStatus> coverage_strip;
   // Where the first duplicated samples are yielded: (rank, step) pairs, for evidence.
   struct Occurrence {
     std::int64_t rank, step;
@@ -47,15 +50,32 @@ struct WhatIfReport {
   std::string dataset_kind;
   std::string order;          // "sequential", "SeedableRandomSampler(seed=42)", ...
   std::string torch_version;  // whose randperm was reproduced
+  // Which of torch's randperm loops drew the shuffle: "forward" (swap loop), "inside-out" (PyTorch >= 2.6
+  // for n >= 214,748,364); empty when nothing is shuffled.
+  std::string randperm_loop;
   std::vector<Scenario> scenarios;  // [0] is the user's config
   std::vector<std::string> warnings;
+};
+
+// How a scenario's numbers were obtained: from the loaders' structure, or by replaying every rank.
+inline const char* method_text(const Scenario& s) { return s.ranks_share_order ? "computed directly" : "replayed"; }
+
+struct WhatIfOptions {
+  // > 0: fill the first scenario's coverage_strip with this many bins (at most one per sample).
+  std::int64_t coverage_bins = 0;
+  // Called with a short line on the slow steps (drawing a large shuffle, replaying ranks, each option).
+  std::function<void(const std::string&)> progress;
 };
 
 // Analyses one configuration (one epoch, the first pass).
 Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags);
 
-// The user's config and every alternative a user could flip, with warnings.
-WhatIfReport what_if(const trace::LoaderCase& config);
+// The user's config and every alternative a user could flip, with warnings. Variants that share the
+// epoch order (all but a dispatch or rank-count change) draw the shuffle once.
+WhatIfReport what_if(const trace::LoaderCase& config, const WhatIfOptions& options = {});
+
+// The first pass's coverage strip of one config (what analyze computes for WhatIfOptions::coverage_bins).
+std::vector<BinStatus> coverage_strip(const trace::LoaderCase& config, std::int64_t bins);
 
 // "0-40, 63"
 std::string rank_ranges(const std::vector<std::int64_t>& ranks);
