@@ -6,7 +6,7 @@
 //
 // The engine is our own MT19937 rather than std::mt19937 so that hot loops can take draws in blocks
 // (fill(): one state regeneration per 624 draws, tempering in a loop the compiler vectorises) and so
-// that discarded draws are skipped lazily: a RandomSampler's second randperm per epoch is only drawn
+// that seeding and discarded draws are lazy: a RandomSampler's second randperm per epoch is only drawn
 // when something reads the generator afterwards. The stream is std::mt19937's, word for word (the
 // LibTorch oracle test checks it against torch itself).
 #pragma once
@@ -33,7 +33,8 @@ class Mt19937 {
  public:
   static constexpr int kStateSize = 624;
 
-  explicit Mt19937(std::uint32_t seed = 5489u) noexcept { this->seed(seed); }
+  Mt19937() noexcept = default;  // unseeded (zero state) until seed(); TorchGenerator seeds on first use
+  explicit Mt19937(std::uint32_t seed) noexcept { this->seed(seed); }
 
   void seed(std::uint32_t s) noexcept {
     state_[0] = s;
@@ -62,7 +63,7 @@ class Mt19937 {
   }
   void regenerate() noexcept;
 
-  alignas(64) std::uint32_t state_[kStateSize];
+  alignas(64) std::uint32_t state_[kStateSize] = {};
   std::uint32_t index_ = kStateSize;
 };
 
@@ -70,11 +71,13 @@ class TorchGenerator {
  public:
   explicit TorchGenerator(std::uint64_t seed = kTorchDefaultSeed) { manual_seed(seed); }
 
+  // Seeding MT19937 is a 624-step serial loop; it is deferred to the first draw, since most generators
+  // the simulator builds (a sampler per rank per option) are never drawn from.
   void manual_seed(std::uint64_t seed) {
     seed_ = seed;
     draws_ = 0;
     pending_ = 0;
-    engine_.seed(static_cast<std::uint32_t>(seed));
+    seeded_ = false;
   }
   std::uint64_t initial_seed() const noexcept { return seed_; }
 
@@ -85,7 +88,7 @@ class TorchGenerator {
   }
 
   std::uint32_t random() {
-    if (pending_) settle();
+    if (!ready()) settle();
     ++draws_;
     return engine_();
   }
@@ -95,7 +98,7 @@ class TorchGenerator {
   }
   // random() `count` times, into `out`: the block form hot loops use.
   void fill(std::uint32_t* out, std::size_t count) {
-    if (pending_) settle();
+    if (!ready()) settle();
     draws_ += count;
     engine_.fill(out, count);
   }
@@ -106,7 +109,12 @@ class TorchGenerator {
   }
 
  private:
+  bool ready() const noexcept { return seeded_ && pending_ == 0; }
   void settle() noexcept {
+    if (!seeded_) {
+      engine_.seed(static_cast<std::uint32_t>(seed_));
+      seeded_ = true;
+    }
     engine_.discard(pending_);
     pending_ = 0;
   }
@@ -114,6 +122,7 @@ class TorchGenerator {
   std::uint64_t seed_ = kTorchDefaultSeed;
   std::uint64_t draws_ = 0;
   std::uint64_t pending_ = 0;  // draws counted in draws_ that the engine has not made yet
+  bool seeded_ = false;        // engine_ holds seed_'s state (plus the draws made since)
   Mt19937 engine_;
 };
 
