@@ -1,0 +1,152 @@
+// accel-sim's hot paths under Google Benchmark: ids per second (sequential orders, torch-exact shuffles),
+// a full R=64 x N=1e6 simulation and what-if, the R=4096 x N=1e9 coverage audit (time and peak RSS, each
+// in its own child process so one audit's memory does not hide another's), and skip_first_batches of
+// 500k batches. Run with bench/run.sh; timings depend on the machine and on what else runs on it.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "core/batch_sampler_shard.hpp"
+#include "core/prepare_data_loader.hpp"
+#include "core/randperm.hpp"
+#include "reports/what_if.hpp"
+#include "sim/simulator.hpp"
+
+namespace {
+
+using namespace accel;
+
+trace::LoaderCase job(std::int64_t ranks, std::int64_t n, std::int64_t batch, bool shuffle) {
+  trace::LoaderCase c;
+  c.loader.dataset_len = n;
+  c.loader.batch_size = batch;
+  c.loader.shuffle = shuffle;
+  c.prepare.num_processes = ranks;
+  c.prepare.use_seedable_sampler = shuffle;
+  if (shuffle) c.prepare.data_seed = 1;
+  c.schedule = {trace::LoaderRole::Prepared};
+  return c;
+}
+
+// Every rank's epoch, batch by batch, written into one reused buffer: the cost of producing ids once the
+// order exists (O(batch) per batch, no replay).
+void rank_epochs(benchmark::State& state, const SampleOrder& order, std::int64_t ranks, std::int64_t batch) {
+  std::vector<BatchSamplerShard> shards;
+  for (std::int64_t r = 0; r < ranks; ++r) {
+    shards.emplace_back(BatchSampler{batch, false}, order.size(), ShardOptions{ranks, r, false, true});
+  }
+  std::vector<SampleId> buffer(static_cast<std::size_t>(batch));
+  std::int64_t ids = 0;
+  for (auto _ : state) {
+    for (const auto& shard : shards) {
+      const std::int64_t count = shard.num_batches();
+      for (std::int64_t j = 0; j < count; ++j) {
+        const PositionRange range = shard.batch(j);
+        order.copy_padded(range.begin, range.end, shard.pad_period(), buffer.data());
+        benchmark::DoNotOptimize(buffer.data());
+        ids += range.size();
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(ids);
+}
+
+void BM_SequentialIds(benchmark::State& state) {
+  rank_epochs(state, SampleOrder::sequential(state.range(0)), 64, 32);
+}
+BENCHMARK(BM_SequentialIds)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+
+// Reading ranks' batches out of a drawn shuffle (4-byte storage); the draw itself is BM_TorchRandperm.
+void BM_ShuffledIdsFromDrawnOrder(benchmark::State& state) {
+  TorchGenerator gen(1);
+  const SampleOrder order = randperm_order(state.range(0), gen);
+  rank_epochs(state, order, 64, 32);
+}
+BENCHMARK(BM_ShuffledIdsFromDrawnOrder)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+
+// torch.randperm(n) bit for bit, into the 4-byte storage the samplers use: shuffled ids per second.
+void BM_TorchRandperm(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  const auto version = state.range(1) == 113 ? TorchVersion::v1_13 : TorchVersion::v2_6;
+  for (auto _ : state) {
+    TorchGenerator gen(42);
+    const SampleOrder order = randperm_order(n, gen, version);
+    benchmark::DoNotOptimize(order[n / 2]);
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_TorchRandperm)
+    ->ArgNames({"n", "torch"})
+    ->Args({1'000'000, 26})
+    ->Args({10'000'000, 26})
+    ->Args({100'000'000, 26})
+    ->Unit(benchmark::kMillisecond);
+// Just above 214,748,364 PyTorch 2.6 switches to the inside-out loop (two draws and a 64-bit modulo per id).
+BENCHMARK(BM_TorchRandperm)->ArgNames({"n", "torch"})->Args({250'000'000, 26})->Args({250'000'000, 113})
+    ->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// The simulator: every rank's loader replayed as Accelerate runs it, every batch materialised in a trace.
+void BM_Simulate(benchmark::State& state) {
+  const trace::LoaderCase c = job(64, 1'000'000, 8, state.range(0) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(sim::simulate(c));
+  state.SetItemsProcessed(state.iterations() * 1'000'000);
+}
+BENCHMARK(BM_Simulate)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The what-if the CLI prints (as configured + even_batches / drop_last / split_batches variants).
+void BM_WhatIf(benchmark::State& state) {
+  const trace::LoaderCase c = job(64, 1'000'000, 8, state.range(0) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(reports::what_if(c));
+}
+BENCHMARK(BM_WhatIf)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The R=4096 x N=1e9, batch 32 what-if (its full coverage audit) in a child process: wall time and the
+// child's own peak RSS (wait4's rusage).
+void BM_Audit4096x1e9(benchmark::State& state) {
+  const trace::LoaderCase c = job(4096, 1'000'000'000, 32, state.range(0) != 0);
+  double peak_gib = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t child = fork();
+    if (child == 0) {
+      const auto report = reports::what_if(c);
+      _exit(report.scenarios.front().coverage.counts.duplicated == 79'360 ? 0 : 3);
+    }
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) state.SkipWithError("audit child failed or counted wrong");
+    peak_gib = static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB
+  }
+  state.counters["peak_rss_GiB"] = peak_gib;
+}
+BENCHMARK(BM_Audit4096x1e9)->ArgName("shuffle")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
+
+// skip_first_batches(loader, 500000) and the first batch after it: O(1), not 500k batches iterated.
+void BM_SkipFirstBatches500k(benchmark::State& state) {
+  DataLoaderArgs loader;
+  loader.dataset_len = 1'000'000'000;
+  loader.batch_size = 8;
+  PrepareOptions options;
+  options.num_processes = 64;
+  options.process_index = 5;
+  const DataLoaderShard prepared = std::get<DataLoaderShard>(prepare_data_loader(loader, options));
+  for (auto _ : state) {
+    DataLoaderShard skipped = prepared.skip_first_batches(500'000);
+    const LoaderPass pass = skipped.iterate();
+    benchmark::DoNotOptimize(pass.batch(0));
+  }
+}
+BENCHMARK(BM_SkipFirstBatches500k)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
