@@ -296,7 +296,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   if (out.json) {
     Json j = accel::reports::render_json(report);
     if (train) j["training"] = accel::reports::render_training_json(*train);
-    std::cout << j.dump(2) << "\n";
+    std::cout << accel::trace::dump(j);
   } else {
     std::cout << accel::reports::render_terminal(report);
     if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);

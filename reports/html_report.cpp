@@ -122,7 +122,7 @@ std::string render_html(const WhatIfReport& r) {
   os << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>accel-sim what-if</title><style>"
         "body{font-family:sans-serif;margin:24px;color:#222;max-width:820px}"
         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
-        "th{background:#f2f2f2}.warn{color:#a33;margin:4px 0}.legend span{display:inline-block;width:12px;height:12px;"
+        "th{background:#f2f2f2}pre{font-size:11px}.warn{color:#a33;margin:4px 0}.legend span{display:inline-block;width:12px;height:12px;"
         "margin:0 4px 0 12px;vertical-align:middle}h2{font-size:16px;margin-top:28px}</style></head><body>";
   os << "<h1>accel-sim what-if</h1><p>" << r.num_processes << " ranks, " << r.dataset_len << " samples (" << escape(r.dataset_kind)
      << "-style, " << escape(r.order) << "), batch_size " << base.config.loader.batch_size << ", torch " << r.torch_version
@@ -149,7 +149,9 @@ std::string render_html(const WhatIfReport& r) {
     for (const auto& w : r.warnings) os << "<p class=\"warn\">&#9888; " << escape(w) << "</p>";
   }
   if (!base.rejected && !base.iteration_error) {
-    os << "<h2>Steps per rank</h2>" << steps_chart(base);
+    os << "<h2>Steps per rank</h2><div class=\"legend\"><span style=\"background:" << kActive
+       << "\"></span>every step<span style=\"background:" << kDropped << "\"></span>fewer steps than other ranks</div>"
+       << steps_chart(base);
     os << "<h2>Coverage of the dataset (first pass)</h2><div class=\"legend\"><span style=\"background:" << kSeen
        << "\"></span>seen once<span style=\"background:" << kDuplicated << "\"></span>duplicated<span style=\"background:"
        << kDropped << "\"></span>dropped</div>" << coverage_strip(base);

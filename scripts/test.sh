@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/setup-test-extras.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"

@@ -190,7 +190,8 @@ trace::Trace simulate(const trace::LoaderCase& config) {
     }
   } catch (const AccelerateError& e) {
     t.error = record(e);
-    if (config.multiprocess) t.error->rank = 0;
+    // A job of real processes (multiprocess, or one whose ranks must talk) reports which rank raised.
+    if (config.multiprocess || needs_communicator(config)) t.error->rank = 0;
     ranks.clear();
   }
   t.body = std::move(ranks);

@@ -1,5 +1,7 @@
 #include "trace_json.hpp"
 
+#include "config_fields.hpp"
+
 #include <algorithm>
 
 #include <sstream>
@@ -12,115 +14,48 @@ namespace {
 // The seed of the generator the golden recorder's iterable dataset owns (dataset_generator: true).
 constexpr std::uint64_t kDatasetGeneratorSeed = kTorchDefaultSeed;  // a fresh torch.Generator()
 
-[[noreturn]] void fail(const std::string& field, const std::string& rule) {
-  throw ConfigError("config." + field + ": " + rule);
-}
-
-const Json* find(const Json& obj, const std::string& key) {
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-std::int64_t get_int(const Json& obj, const std::string& key, std::optional<std::int64_t> fallback,
-                     std::int64_t min_value) {
-  const Json* v = find(obj, key);
-  if (!v || v->is_null()) {
-    if (!fallback) fail(key, "is required (an integer >= " + std::to_string(min_value) + ")");
-    return *fallback;
-  }
-  if (!v->is_number_integer()) fail(key, "must be an integer, got " + v->dump());
-  const auto value = v->get<std::int64_t>();
-  if (value < min_value) fail(key, "must be >= " + std::to_string(min_value) + ", got " + std::to_string(value));
-  return value;
-}
-
-std::optional<std::int64_t> get_optional_int(const Json& obj, const std::string& key, std::int64_t min_value) {
-  const Json* v = find(obj, key);
-  if (!v || v->is_null()) return std::nullopt;
-  return get_int(obj, key, std::nullopt, min_value);
-}
-
-std::optional<std::uint64_t> get_optional_seed(const Json& obj, const std::string& key) {
-  const Json* v = find(obj, key);
-  if (!v || v->is_null()) return std::nullopt;
-  if (v->is_number_unsigned()) return v->get<std::uint64_t>();
-  if (!v->is_number_integer()) fail(key, "must be an integer seed or null, got " + v->dump());
-  // torch.manual_seed accepts negative seeds and keeps their 64-bit two's complement.
-  return static_cast<std::uint64_t>(v->get<std::int64_t>());
-}
-
-bool get_bool(const Json& obj, const std::string& key, bool fallback) {
-  const Json* v = find(obj, key);
-  if (!v || v->is_null()) return fallback;
-  if (!v->is_boolean()) fail(key, "must be true or false, got " + v->dump());
-  return v->get<bool>();
-}
-
-std::string get_string(const Json& obj, const std::string& key, const std::string& fallback) {
-  const Json* v = find(obj, key);
-  if (!v || v->is_null()) return fallback;
-  if (!v->is_string()) fail(key, "must be a string, got " + v->dump());
-  return v->get<std::string>();
-}
-
-std::vector<Batch> get_batches(const Json& obj, const std::string& key) {
-  const Json* v = find(obj, key);
-  if (!v || !v->is_array()) fail(key, "must be a list of batches (lists of sample ids)");
-  std::vector<Batch> batches;
-  for (std::size_t i = 0; i < v->size(); ++i) {
-    const Json& b = (*v)[i];
-    if (!b.is_array()) fail(key + "[" + std::to_string(i) + "]", "must be a list of sample ids");
-    Batch batch;
-    for (const Json& id : b) {
-      if (!id.is_number_integer()) fail(key + "[" + std::to_string(i) + "]", "sample ids must be integers");
-      batch.push_back(id.get<std::int64_t>());
-    }
-    batches.push_back(std::move(batch));
-  }
-  return batches;
-}
-
 LoaderCase parse_loader(const Json& c) {
+  const Fields f(c, "");
   LoaderCase lc;
-  lc.api = get_string(c, "api", "prepare_data_loader");
-  const std::string kind = get_string(c, "dataset_kind", "map");
+  lc.api = f.string_or("api", "prepare_data_loader");
+  const std::string kind = f.string_or("dataset_kind", "map");
   if (kind != "map" && kind != "iterable") fail("dataset_kind", "must be \"map\" or \"iterable\", got \"" + kind + "\"");
   lc.loader.dataset_kind = kind == "map" ? DatasetKind::Map : DatasetKind::Iterable;
-  lc.loader.dataset_len = get_int(c, "dataset_len", std::nullopt, 0);
-  lc.loader.batch_size = get_int(c, "batch_size", 1, 1);
-  lc.loader.drop_last = get_bool(c, "drop_last", false);
-  lc.loader.shuffle = get_bool(c, "shuffle", false);
-  lc.loader.replacement = get_bool(c, "replacement", false);
-  lc.loader.num_samples = get_optional_int(c, "num_samples", 1);
-  lc.loader.generator_seed = get_optional_seed(c, "generator_seed");
-  lc.prepare.num_processes = get_int(c, "num_processes", std::nullopt, 1);
-  lc.prepare.split_batches = get_bool(c, "split_batches", false);
-  lc.prepare.even_batches = get_bool(c, "even_batches", true);
-  lc.prepare.use_seedable_sampler = get_bool(c, "use_seedable_sampler", false);
-  lc.prepare.data_seed = get_optional_seed(c, "data_seed");
-  lc.torch_manual_seed = get_optional_seed(c, "torch_manual_seed");
-  lc.multiprocess = get_bool(c, "multiprocess", false);
-  if (const Json* d = find(c, "dispatch_batches"); d && !d->is_null()) lc.prepare.dispatch_batches = get_bool(c, "dispatch_batches", false);
-  lc.prepare.put_on_device = get_bool(c, "put_on_device", lc.multiprocess || lc.prepare.dispatch_batches.value_or(false));
-  const std::string torch_version = get_string(c, "torch_version", "2.6");
+  lc.loader.dataset_len = f.integer("dataset_len", std::nullopt, 0);
+  lc.loader.batch_size = f.integer("batch_size", 1, 1);
+  lc.loader.drop_last = f.boolean("drop_last", false);
+  lc.loader.shuffle = f.boolean("shuffle", false);
+  lc.loader.replacement = f.boolean("replacement", false);
+  lc.loader.num_samples = f.optional_integer("num_samples", 1);
+  lc.loader.generator_seed = f.seed("generator_seed");
+  lc.prepare.num_processes = f.integer("num_processes", std::nullopt, 1);
+  lc.prepare.split_batches = f.boolean("split_batches", false);
+  lc.prepare.even_batches = f.boolean("even_batches", true);
+  lc.prepare.use_seedable_sampler = f.boolean("use_seedable_sampler", false);
+  lc.prepare.data_seed = f.seed("data_seed");
+  lc.torch_manual_seed = f.seed("torch_manual_seed");
+  lc.multiprocess = f.boolean("multiprocess", false);
+  if (const Json* d = f.find("dispatch_batches"); d) lc.prepare.dispatch_batches = f.boolean("dispatch_batches", false);
+  lc.prepare.put_on_device = f.boolean("put_on_device", lc.multiprocess || lc.prepare.dispatch_batches.value_or(false));
+  const std::string torch_version = f.string_or("torch_version", "2.6");
   if (torch_version != "2.6" && torch_version != "1.13") fail("torch_version", "must be \"2.6\" (current) or \"1.13\"");
   lc.prepare.torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
-  lc.dataset_generator = get_bool(c, "dataset_generator", false);
+  lc.dataset_generator = f.boolean("dataset_generator", false);
   if (lc.dataset_generator) {
     if (lc.loader.dataset_kind != DatasetKind::Iterable) fail("dataset_generator", "applies to iterable datasets only");
-    lc.loader.dataset_generator_seed = get_optional_seed(c, "dataset_generator_seed").value_or(kDatasetGeneratorSeed);
+    lc.loader.dataset_generator_seed = f.seed("dataset_generator_seed").value_or(kDatasetGeneratorSeed);
   }
-  lc.seed_per_rank = get_bool(c, "seed_per_rank", false);
-  if (const Json* rt = find(c, "rng_types"); rt && !rt->is_null()) {
+  lc.seed_per_rank = f.boolean("seed_per_rank", false);
+  if (const Json* rt = f.find("rng_types"); rt) {
     if (!rt->is_array()) fail("rng_types", "must be null or a list of \"generator\" / \"torch\"");
     for (const Json& t : *rt) {
       if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") fail("rng_types", "unknown rng type " + t.dump());
       if (t == "generator") lc.prepare.synchronize_generator = true;
     }
   }
-  lc.skip_first_batches = get_optional_int(c, "skip_first_batches", 0);
-  lc.epochs = get_int(c, "epochs", 1, 0);
-  if (const Json* s = find(c, "schedule"); s && !s->is_null()) {
+  lc.skip_first_batches = f.optional_integer("skip_first_batches", 0);
+  lc.epochs = f.integer("epochs", 1, 0);
+  if (const Json* s = f.find("schedule")) {
     if (!s->is_array()) fail("schedule", "must be a list of \"prepared\" / \"skipped\"");
     for (const Json& role : *s) {
       if (role == "prepared") lc.schedule.push_back(LoaderRole::Prepared);
@@ -135,7 +70,7 @@ LoaderCase parse_loader(const Json& c) {
   for (LoaderRole role : lc.schedule) {
     if (role == LoaderRole::Skipped && !lc.skip_first_batches) fail("skip_first_batches", "is required when schedule has \"skipped\"");
   }
-  if (const Json* s = find(c, "set_epoch"); s && !s->is_null()) {
+  if (const Json* s = f.find("set_epoch")) {
     if (!s->is_array()) fail("set_epoch", "must be null or a list of integers");
     std::vector<std::int64_t> values;
     for (const Json& v : *s) {
@@ -302,7 +237,8 @@ std::string family_of(const Json& config) {
 
 CaseConfig parse_config(const Json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object");
-  const std::string api = get_string(config, "api", "prepare_data_loader");
+  const Fields f(config, "");
+  const std::string api = f.string_or("api", "prepare_data_loader");
   static const char* const known[] = {"prepare_data_loader", "prepare_data_loader+skip_first_batches",
                                       "BatchSamplerShard", "SeedableRandomSampler",
                                       "Accelerator.prepare+AcceleratedScheduler", "AcceleratedScheduler.step(direct)"};
@@ -315,19 +251,19 @@ CaseConfig parse_config(const Json& config) {
   if (family == "scheduler") return parse_scheduler_config(config);
   if (family == "bss_varying") {
     BatchSamplerShardCase c;
-    c.batch_sampler = get_batches(config, "batch_sampler");
-    c.num_processes = get_int(config, "num_processes", std::nullopt, 1);
-    c.split_batches = get_bool(config, "split_batches", false);
-    c.even_batches = get_bool(config, "even_batches", true);
-    c.drop_last = get_bool(config, "drop_last", false);
-    c.epochs = get_int(config, "epochs", 1, 0);
+    c.batch_sampler = f.batches("batch_sampler");
+    c.num_processes = f.integer("num_processes", std::nullopt, 1);
+    c.split_batches = f.boolean("split_batches", false);
+    c.even_batches = f.boolean("even_batches", true);
+    c.drop_last = f.boolean("drop_last", false);
+    c.epochs = f.integer("epochs", 1, 0);
     return c;
   }
   if (family == "randperm") {
     RandpermCase c;
-    c.n = get_int(config, "n", std::nullopt, 0);
-    c.data_seed = get_optional_seed(config, "data_seed").value_or(0);
-    c.epochs = get_int(config, "epochs", 1, 0);
+    c.n = f.integer("n", std::nullopt, 0);
+    c.data_seed = f.seed("data_seed").value_or(0);
+    c.epochs = f.integer("epochs", 1, 0);
     return c;
   }
   return parse_loader(config);

@@ -338,7 +338,9 @@ def loader_worker(c, rank, progress):
     dl = build_user_dataloader(c, tensors=True, rank=rank)
     rng_types = list(c["rng_types"]) if c.get("rng_types") else None
     try:
-        prepared = prepare_data_loader(dl, device=torch.device("cpu"), put_on_device=True,
+        # Multiprocess golden cases put batches on the device; a config may say otherwise.
+        put_on_device = c.get("put_on_device", True) if c.get("put_on_device") is not None else True
+        prepared = prepare_data_loader(dl, device=torch.device("cpu"), put_on_device=put_on_device,
                                        split_batches=c.get("split_batches", False),
                                        even_batches=c.get("even_batches", True),
                                        use_seedable_sampler=c.get("use_seedable_sampler", False),

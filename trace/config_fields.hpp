@@ -1,0 +1,134 @@
+// Reading a config object field by field: every missing field, wrong type or out-of-range value is a
+// ConfigError naming the field's dotted path and the rule, so the CLI can say exactly what is wrong.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/batch.hpp"
+#include "trace_json.hpp"
+
+namespace accel::trace {
+
+[[noreturn]] inline void fail(const std::string& field, const std::string& rule) {
+  throw ConfigError("config." + field + ": " + rule);
+}
+
+// A view of one JSON object with the dotted path its errors are reported under.
+class Fields {
+ public:
+  // `obj` must be an object (parse_config and parse_schedule check before looking inside).
+  Fields(const Json& obj, std::string prefix) : obj_(obj), prefix_(std::move(prefix)) {}
+
+  const Json* find(const std::string& key) const {
+    auto it = obj_.find(key);
+    return it == obj_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const { fail(prefix_ + key, rule); }
+
+  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback, std::int64_t min_value) const {
+    const Json* v = find(key);
+    if (!v) {
+      if (!fallback) fail_on(key, "is required (an integer >= " + std::to_string(min_value) + ")");
+      return *fallback;
+    }
+    if (!v->is_number_integer()) fail_on(key, "must be an integer, got " + v->dump());
+    const auto value = v->get<std::int64_t>();
+    if (value < min_value) fail_on(key, "must be >= " + std::to_string(min_value) + ", got " + std::to_string(value));
+    return value;
+  }
+
+  std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min_value) const {
+    if (!find(key)) return std::nullopt;
+    return integer(key, std::nullopt, min_value);
+  }
+
+  double number(const std::string& key, std::optional<double> fallback) const {
+    const Json* v = find(key);
+    if (!v) {
+      if (!fallback) fail_on(key, "is required (a number)");
+      return *fallback;
+    }
+    if (!v->is_number()) fail_on(key, "must be a number, got " + v->dump());
+    return v->get<double>();
+  }
+
+  bool boolean(const std::string& key, bool fallback) const {
+    const Json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail_on(key, "must be true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+
+  std::string string(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v || !v->is_string()) fail_on(key, "is required (a string)");
+    return v->get<std::string>();
+  }
+
+  std::string string_or(const std::string& key, const std::string& fallback) const {
+    const Json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_string()) fail_on(key, "must be a string, got " + v->dump());
+    return v->get<std::string>();
+  }
+
+  std::vector<Batch> batches(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v || !v->is_array()) fail_on(key, "must be a list of batches (lists of sample ids)");
+    std::vector<Batch> out;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const Json& b = (*v)[i];
+      const std::string at = key + "[" + std::to_string(i) + "]";
+      if (!b.is_array()) fail_on(at, "must be a list of sample ids");
+      Batch batch;
+      for (const Json& id : b) {
+        if (!id.is_number_integer()) fail_on(at, "sample ids must be integers");
+        batch.push_back(id.get<std::int64_t>());
+      }
+      out.push_back(std::move(batch));
+    }
+    return out;
+  }
+
+  std::vector<std::int64_t> integers(const std::string& key) const {
+    std::vector<std::int64_t> out;
+    const Json* v = find(key);
+    if (!v) return out;
+    if (!v->is_array()) fail_on(key, "must be a list of integers >= 0");
+    for (const Json& e : *v) {
+      if (!e.is_number_integer() || e.get<std::int64_t>() < 0) fail_on(key, "entries must be integers >= 0, got " + e.dump());
+      out.push_back(e.get<std::int64_t>());
+    }
+    return out;
+  }
+
+  std::vector<bool> booleans(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v || !v->is_array()) fail_on(key, "is required (a list of true/false)");
+    std::vector<bool> out;
+    for (const Json& e : *v) {
+      if (!e.is_boolean()) fail_on(key, "entries must be true or false, got " + e.dump());
+      out.push_back(e.get<bool>());
+    }
+    return out;
+  }
+
+  std::optional<std::uint64_t> seed(const std::string& key) const {
+    const Json* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+    if (!v->is_number_integer()) fail_on(key, "must be an integer seed, got " + v->dump());
+    // torch.manual_seed accepts negative seeds and keeps their 64-bit two's complement.
+    return static_cast<std::uint64_t>(v->get<std::int64_t>());
+  }
+
+ private:
+  const Json& obj_;
+  std::string prefix_;
+};
+
+}  // namespace accel::trace
