@@ -8,7 +8,10 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <set>
+#include <sstream>
 
 #include "core/coverage.hpp"
 #include "reports/what_if.hpp"
@@ -188,3 +191,18 @@ RC_GTEST_PROP(Coverage, ClosedFormEqualsByteMapOnAnyRuns, ()) {
 
 }  // namespace
 }  // namespace accel
+
+// 1000 cases per property unless RC_PARAMS says otherwise; RapidCheck prints the seed it uses
+// ("Using configuration: ... seed=N"), and RC_PARAMS="seed=N" replays a run.
+int main(int argc, char** argv) {
+  const char* given = std::getenv("RC_PARAMS");
+  std::string params = given ? given : "";
+  if (params.find("max_success") == std::string::npos) {
+    if (!params.empty()) params += " ";
+    params += "max_success=1000";
+  }
+  setenv("RC_PARAMS", params.c_str(), 1);
+  std::cout << "coverage_audit_props: RC_PARAMS=\"" << params << "\" (add seed=N to replay a failure)\n";
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
