@@ -68,8 +68,9 @@ PositionRange IterableDatasetShard::batch(std::int64_t j) const noexcept {
 
 Batch IterableDatasetShard::batch_ids(std::int64_t j, const SampleOrder& order) const {
   const PositionRange range = batch(j);
-  Batch ids(static_cast<std::size_t>(std::max<std::int64_t>(0, range.size())));
-  order.copy_padded(range.begin, range.end, pad_period_, ids.data());
+  Batch ids;
+  ids.reserve(static_cast<std::size_t>(range.size()));
+  for (std::int64_t p = range.begin; p < range.end; ++p) ids.push_back(order.padded(p, pad_period_));
   return ids;
 }
 

@@ -1,7 +1,6 @@
 #include "prepare_data_loader.hpp"
 
 #include <string>
-#include <utility>
 
 #include "error.hpp"
 

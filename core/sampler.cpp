@@ -1,6 +1,5 @@
 #include "sampler.hpp"
 
-#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
