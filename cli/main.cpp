@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "cli/compare_reference.hpp"
-#include "cli/progress.hpp"
 #include "cli/training_flags.hpp"
+#include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
