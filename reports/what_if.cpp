@@ -322,6 +322,8 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
 
   if (draws_randperm(c.loader)) report.randperm_loop = inside_out(c.loader, c.prepare) ? "inside-out" : "forward";
 
+  // Every option below goes through this (it shadows reports::analyze here): one order cache for all of
+  // them, the coverage strip for the first, progress for each.
   OrderCache cache;
   const auto analyze = [&](const trace::LoaderCase& variant, std::string label, std::string flags) {
     const bool first = report.scenarios.empty();
