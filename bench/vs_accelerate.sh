@@ -73,7 +73,7 @@ py, sim = json.loads(sys.argv[4]), json.loads(sys.argv[5])
 done, ranks = py["ranks_measured"], py["ranks"]
 if done == ranks:
     acc = wall
-    how = f"full run ({ranks} ranks)"
+    how = f"full run ({ranks} ranks; {py['import_s']:.1f} s of it importing torch + accelerate)"
 else:
     # Start-up and imports once, then the measured ranks' time scaled to every rank.
     per_rank = py["enumerate_s"] / done
