@@ -1,0 +1,18 @@
+// The properties as GoogleTest tests against the core (`props`; ctest runs each as its own entry,
+// label `props`). `props --cases N` sets RapidCheck's cases per property; a failure prints the shrunk
+// counterexample, the seed and the command that replays it.
+#include <gtest/gtest.h>
+
+#include "properties.hpp"
+#include "property.hpp"
+
+namespace accel::props {
+
+ACCEL_PROP(Coverage, WholeDatasetUnlessDropLast, coverage_is_whole_dataset_unless_drop_last)
+ACCEL_PROP(Duplication, EqualsThePaddingFromTheEpochStart, duplicates_equal_the_padding_from_the_epoch_start)
+ACCEL_PROP(LockStep, BatchCountsAndLenPerRank, batch_counts_and_len_per_rank)
+ACCEL_PROP(LockStep, UnevenRanksHangExactlyWherePredicted, uneven_ranks_hang_exactly_where_predicted)
+ACCEL_PROP(SplitBatches, MatchesUnsplitOnEveryStep, split_batches_matches_unsplit_on_every_step)
+ACCEL_PROP(Resume, SkipYieldsTheSuffixAndLeavesTheCounters, skip_yields_the_suffix_and_leaves_the_counters)
+
+}  // namespace accel::props
