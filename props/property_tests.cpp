@@ -22,5 +22,8 @@ ACCEL_PROP(Dispatch, PlanEqualsDispatcher, dispatch_plan_equals_dispatcher)
 ACCEL_PROP(DirectVsReplay, MapShard, map_direct_equals_replay)
 ACCEL_PROP(DirectVsReplay, IterableShard, iterable_direct_equals_replay)
 ACCEL_PROP(DirectVsReplay, EpochPlanEqualsSimulation, epoch_plan_equals_simulation)
+ACCEL_PROP(Scheduler, StepsRTimesPerOptimizerStep, scheduler_steps_r_times_per_optimizer_step)
+ACCEL_PROP(Scheduler, DirectStepsFollowSyncAndSkips, scheduler_direct_steps_follow_sync_and_skips)
+ACCEL_PROP(Scheduler, OneCycleNeverPassesTotalStepsWithoutSplit, one_cycle_never_passes_total_steps_without_split)
 
 }  // namespace accel::props
