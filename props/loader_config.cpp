@@ -1,3 +1,4 @@
+// Generated loader configs and how a property runs one (loaders, simulator trace, JSON config).
 #include "loader_config.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Accelerate's rules as props/oracle.hpp states them, written from accelerate/data_loader.py.
 #include "oracle.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The property runner: RapidCheck under GoogleTest, with the seed and a replay command on failure.
 #include "property.hpp"
 
 #include <gtest/gtest.h>
