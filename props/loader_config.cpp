@@ -33,8 +33,9 @@ rc::Gen<std::int64_t> int_in(std::int64_t min, std::int64_t max) {
 rc::Gen<LoaderConfig> gen_loader_config(GenSpec spec) {
   const auto ranks = rc::gen::weightedOneOf<std::int64_t>(
       {{9, int_in(1, spec.max_ranks)}, {1, int_in(1, spec.max_rare_ranks)}});
-  const auto kind = spec.iterable ? rc::gen::map(int_in(0, 1), [](std::int64_t k) { return k ? DatasetKind::Iterable : DatasetKind::Map; })
-                                  : rc::gen::just(DatasetKind::Map);
+  const auto kind = spec.only_iterable ? rc::gen::just(DatasetKind::Iterable)
+                    : spec.iterable   ? rc::gen::map(int_in(0, 1), [](std::int64_t k) { return k ? DatasetKind::Iterable : DatasetKind::Map; })
+                                      : rc::gen::just(DatasetKind::Map);
   const auto flag = [](bool allowed) { return allowed ? rc::gen::arbitrary<bool>() : rc::gen::just(false); };
   // Dispatching cases cost the most (threads and collectives): one in four where they are optional.
   const auto one_in_four = [](bool allowed) {

@@ -47,6 +47,7 @@ rc::Gen<std::int64_t> int_in(std::int64_t min, std::int64_t max);
 
 struct GenSpec {
   bool iterable = true;  // may draw iterable datasets
+  bool only_iterable = false;  // always draws iterable datasets
   bool dispatch = false;  // may draw dispatch_batches=True (one case in four)
   bool only_dispatch = false;  // always draws dispatch_batches=True
   bool shuffle = true;

@@ -69,8 +69,7 @@ void map_direct_equals_replay() {
 // Iterable: the prepared loader's pass (IterableDatasetShard's direct ranges) equals a literal replay
 // of IterableDatasetShard.__iter__ and torch's batching (oracle.cpp).
 void iterable_direct_equals_replay() {
-  auto [c, choices] = *gen_drawn();
-  c.kind = DatasetKind::Iterable;
+  const auto [c, choices] = *gen_drawn({.only_iterable = true});
   const auto stream = epoch_order(c, 0);
   for (const std::int64_t r : ranks_to_check(c, choices)) {
     RC_LOG() << "rank=" << r << "\n";

@@ -105,6 +105,8 @@ void scheduler_direct_steps_follow_sync_and_skips() {
       rc::gen::container<std::vector<bool>>(rc::gen::arbitrary<bool>()),
       rc::gen::container<std::vector<std::int64_t>>(int_in(0, 99)));
   const std::set<std::int64_t> skipped(skipped_list.begin(), skipped_list.end());
+  RC_LOG() << "(ranks, split_batches, not step_scheduler_with_optimizer, adjust_scheduler, sync pattern, "
+              "skipped micro-steps)\n";
   trace::SchedulerCase sc;
   sc.api = trace::SchedulerApi::Direct;
   sc.num_processes = ranks;
@@ -137,6 +139,7 @@ void one_cycle_never_passes_total_steps_without_split() {
   // total_steps 2 with pct_start 0.5 puts the warm-up end at 0.0, where torch divides by zero.
   auto [c, total] = *rc::gen::pair(gen_loop(), int_in(3, 39));
   c.split = false;
+  RC_LOG() << "(loop, OneCycleLR total_steps)\n";
   const auto rank = sim::simulate_training_rank(to_case(c, OneCycleLinearSchedule{1.0, total, 0.5, 25.0, 1e4}), 0);
   RC_ASSERT(!rank.error.has_value());
   for (const auto& s : rank.steps) {
