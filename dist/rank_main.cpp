@@ -203,8 +203,21 @@ int main(int argc, char** argv) {
     monitor->leave();
     accel::dist::post_outcome(rendezvous->store(), env.rank,
                               accel::dist::outcome_json(job.config, env.rank, record, case_error));
-    if (env.rank != 0) finish(0);
-    finish(conclude(job, accel::dist::collect_outcomes(rendezvous->store(), *monitor), o));
+    if (env.rank != 0) {
+      accel::dist::await_complete(rendezvous->store(), *monitor);
+      accel::dist::acknowledge(rendezvous->store(), env.rank);
+      finish(0);
+    }
+    const auto outcomes = accel::dist::collect_outcomes(rendezvous->store(), *monitor);
+    accel::dist::announce_complete(rendezvous->store());
+    const int verdict = conclude(job, outcomes, o);
+    try {
+      accel::dist::await_acknowledgements(rendezvous->store(), *monitor);
+    } catch (const accel::dist::PeerFailure& e) {
+      // Every record is in: the trace and verdict stand; the late failure is worth a line.
+      std::cerr << who << "after the job: " << e.what() << "\n";
+    }
+    finish(verdict);
   } catch (const accel::dist::DeviceUnavailable& e) {
     std::cerr << who << e.what() << "\n";
     if (monitor) monitor->give_up(e.what());

@@ -4,6 +4,8 @@ namespace accel::dist {
 namespace {
 
 std::string outcome_key(std::int64_t rank) { return "accel/outcome/" + std::to_string(rank); }
+std::string ack_key(std::int64_t rank) { return "accel/ack/" + std::to_string(rank); }
+const std::string kCompleteKey = "accel/complete";
 
 }  // namespace
 
@@ -40,6 +42,30 @@ std::vector<trace::Json> collect_outcomes(KeyValueStore& store, PeerMonitor& mon
   std::vector<trace::Json> out;
   for (const auto& text : texts) out.push_back(trace::Json::parse(*text));
   return out;
+}
+
+void announce_complete(KeyValueStore& store) { store.set(kCompleteKey, "1"); }
+
+void await_complete(KeyValueStore& store, PeerMonitor& monitor) {
+  monitor.await_ranks("rank 0 to collect every record", [&] {
+    return store.try_get(kCompleteKey) ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{0};
+  });
+}
+
+void acknowledge(KeyValueStore& store, std::int64_t rank) { store.set(ack_key(rank), "1"); }
+
+void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor) {
+  std::vector<bool> acked(static_cast<std::size_t>(monitor.world_size()), false);
+  monitor.await_ranks("every rank's acknowledgement", [&] {
+    std::vector<std::int64_t> pending;
+    for (std::int64_t r = 1; r < monitor.world_size(); ++r) {
+      auto seen = acked[static_cast<std::size_t>(r)];
+      if (!seen) seen = store.try_get(ack_key(r)).has_value();
+      acked[static_cast<std::size_t>(r)] = seen;
+      if (!seen) pending.push_back(r);
+    }
+    return pending;
+  });
 }
 
 trace::Json assemble_trace(const trace::Json& config, bool multiprocess, const std::vector<trace::Json>& outcomes,

@@ -24,6 +24,14 @@ void post_outcome(KeyValueStore& store, std::int64_t rank, const trace::Json& ou
 // Rank 0: every rank's outcome, in rank order; waits while the ranks live (PeerFailure if one dies).
 std::vector<trace::Json> collect_outcomes(KeyValueStore& store, PeerMonitor& monitor);
 
+// The end of a job. Ranks other than 0 wait, after posting, until rank 0 has every record (so a rank
+// that dies late still fails everyone, named), acknowledge, and exit; rank 0 waits for the
+// acknowledgements before it exits, since it hosts the store they read.
+void announce_complete(KeyValueStore& store);
+void await_complete(KeyValueStore& store, PeerMonitor& monitor);
+void acknowledge(KeyValueStore& store, std::int64_t rank);
+void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor);
+
 struct TraceOrigin {
   std::string case_name = "cli";
   std::optional<std::string> family;  // the input file's, when it had one
