@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
     }
     if (*diff_cmd) return run_diff(expected_path, actual_path);
     if (*run_cmd) {
-      const Json config = run_flags.config_path.empty() ? job_config(*run_cmd, run_loader, world_from_env()) : Json();
+      const Json config = run_flags.needs_loader_config() ? job_config(*run_cmd, run_loader, world_from_env()) : Json();
       return accel::cli::exec_rank_driver(run_flags.driver_args(config));
     }
     if (*launch_cmd) {
@@ -412,8 +412,8 @@ int main(int argc, char** argv) {
       accel::cli::LaunchPlan plan;
       plan.nproc = nproc;
       plan.program = accel::cli::rank_driver_path();
-      plan.args = launch_flags.driver_args(launch_flags.config_path.empty() ? job_config(*launch_cmd, launch_loader, nproc)
-                                                                            : Json());
+      plan.args = launch_flags.driver_args(launch_flags.needs_loader_config() ? job_config(*launch_cmd, launch_loader, nproc)
+                                                                              : Json());
       // Time for the survivors to name a failed rank: their timeout, then a margin.
       plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(launch_flags.timeout_s * 1000) + 10000);
       return accel::cli::launch(plan);

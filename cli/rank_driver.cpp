@@ -20,11 +20,15 @@ void RankFlags::add_to(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--die-rank", die_rank, "test only: which rank --die-at-step kills (default: the last)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--check-collectives", check_collectives,
+               "check every collective of the transport with known values (no config needed)");
 }
 
 std::vector<std::string> RankFlags::driver_args(const trace::Json& config) const {
   std::vector<std::string> args;
-  if (!config_path.empty()) {
+  if (check_collectives) {
+    args = {"--check-collectives"};
+  } else if (!config_path.empty()) {
     args = {"--config", config_path};
   } else {
     args = {"--config-json", config.dump()};

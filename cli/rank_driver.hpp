@@ -21,10 +21,14 @@ struct RankFlags {
   double timeout_s = 30;
   std::optional<std::int64_t> die_at_step;
   std::optional<std::int64_t> die_rank;
+  bool check_collectives = false;  // the transport's self-check instead of a config
 
   void add_to(CLI::App& app);
 
-  // accel-sim-rank's arguments (after its name): the file, or `config` inline.
+  // Whether the loader flags must describe a config (no --config file, no --check-collectives).
+  bool needs_loader_config() const { return config_path.empty() && !check_collectives; }
+
+  // accel-sim-rank's arguments (after its name): the file, `config` inline, or the self-check.
   std::vector<std::string> driver_args(const trace::Json& config) const;
 };
 

@@ -42,6 +42,7 @@ PeerMonitor::PeerMonitor(KeyValueStore& store, std::unique_ptr<KeyValueStore> he
     : store_(store), heartbeat_store_(std::move(heartbeat_store)), rank_(rank), world_(world_size), timing_(timing),
       peers_(static_cast<std::size_t>(world_size)) {
   thread_ = std::thread([this] { heartbeat_loop(); });
+  publish_now();  // from here on, peers can see this rank
 }
 
 PeerMonitor::~PeerMonitor() {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <sstream>
 
+#include "collective_check.hpp"
 #include "core/error.hpp"
 #include "fault_injector.hpp"
 #include "gloo_communicator.hpp"
@@ -65,6 +66,7 @@ struct Options {
   double timeout_s = 30;
   std::optional<std::int64_t> die_at_step;
   std::optional<std::int64_t> die_rank;
+  bool check_collectives = false;
 };
 
 struct Job {
@@ -153,6 +155,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--die-rank", o.die_rank, "test only: the rank that dies (default: the last)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--check-collectives", o.check_collectives,
+               "check every collective of the transport with known values instead of running a config");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -165,8 +169,10 @@ int main(int argc, char** argv) {
   Job job;
   try {
     env = accel::dist::rank_env_from_process();
-    if (o.config_path.empty() && o.config_json.empty()) throw accel::trace::ConfigError("give --config FILE or --config-json");
-    job = read_job(o, env);
+    if (!o.check_collectives) {
+      if (o.config_path.empty() && o.config_json.empty()) throw accel::trace::ConfigError("give --config FILE or --config-json");
+      job = read_job(o, env);
+    }
   } catch (const std::exception& e) {
     std::cerr << "accel-sim-rank: " << e.what() << "\n";
     finish(kExitBadInput);
@@ -182,6 +188,15 @@ int main(int argc, char** argv) {
                                                          env.world_size, accel::dist::MonitorTiming::for_timeout(timeout));
     monitor->await_everyone();
     auto transport = make_transport(o.backend, *rendezvous, *monitor);
+    if (o.check_collectives) {
+      const auto problems = accel::dist::check_collectives(*transport);
+      for (const auto& p : problems) std::cerr << who << p << "\n";
+      monitor->leave();
+      accel::dist::acknowledge(rendezvous->store(), env.rank);
+      if (env.rank == 0) accel::dist::await_acknowledgements(rendezvous->store(), *monitor);
+      if (problems.empty() && env.rank == 0) std::cout << "collectives ok (" << o.backend << ", " << env.world_size << " ranks)\n";
+      finish(problems.empty() ? 0 : kExitDiffer);
+    }
 
     const bool dies = o.die_at_step && o.die_rank.value_or(env.world_size - 1) == env.rank;
     std::optional<accel::dist::FaultInjector> fault;
