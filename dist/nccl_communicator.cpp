@@ -156,7 +156,7 @@ NcclCommunicator::NcclCommunicator(Rendezvous& rendezvous, PeerMonitor& monitor)
   int devices = 0;
   const cudaError_t counted = cudaGetDeviceCount(&devices);
   if (counted != cudaSuccess || devices == 0) {
-    throw DeviceUnavailable("--backend nccl needs a GPU per rank, and this machine has none (cudaGetDeviceCount: " +
+    throw DeviceUnavailable("--backend nccl needs a GPU per rank, and none is usable here (cudaGetDeviceCount: " +
                             (counted == cudaSuccess ? std::string("0 devices") : cuda_text(counted)) + ")");
   }
   if (env.local_rank >= devices) {

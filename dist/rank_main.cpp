@@ -233,19 +233,16 @@ int main(int argc, char** argv) {
       std::cerr << who << "after the job: " << e.what() << "\n";
     }
     finish(verdict);
-  } catch (const accel::dist::DeviceUnavailable& e) {
-    std::cerr << who << e.what() << "\n";
-    if (monitor) monitor->give_up(e.what());
-    finish(kExitBadInput);
-  } catch (const accel::trace::ConfigError& e) {
-    std::cerr << who << e.what() << "\n";
-    finish(kExitBadInput);
   } catch (const std::exception& e) {
-    std::cerr << who << "the job failed: " << e.what() << "\n";
+    // No usable GPU or an unwritable --out is this rank's input; anything else fails the job.
+    const bool bad_input = dynamic_cast<const accel::dist::DeviceUnavailable*>(&e) ||
+                           dynamic_cast<const accel::trace::ConfigError*>(&e);
+    std::cerr << who << (bad_input ? "" : "the job failed: ") << e.what() << "\n";
     if (monitor) {
       monitor->give_up(e.what());
+      // Rank 0 hosts the store: it stays until the others have read why.
       if (env.rank == 0) monitor->linger(monitor->timing().stale_after + std::chrono::seconds(2));
     }
-    finish(kExitJobFailed);
+    finish(bad_input ? kExitBadInput : kExitJobFailed);
   }
 }

@@ -36,10 +36,10 @@ log0=$(mktemp)
 log1=$(mktemp)
 trap 'rm -f "$log0" "$log1"' EXIT
 RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$bin" run --dataset-len 10 --batch-size 3 \
-  --dispatch-batches --timeout-s 20 >"$log1" 2>&1 &
+  --dispatch-batches --put-on-device --timeout-s 20 >"$log1" 2>&1 &
 pid1=$!
 RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$bin" run --dataset-len 10 --batch-size 3 \
-  --dispatch-batches --timeout-s 20 >"$log0" 2>&1
+  --dispatch-batches --put-on-device --timeout-s 20 >"$log0" 2>&1
 rc0=$?
 wait "$pid1"
 rc1=$?
@@ -66,9 +66,9 @@ expect "launch output is prefixed" 0 "^\[rank 0\] identical" "$bin" launch --npr
 
 # NCCL: without a GPU (or without NCCL in the build) a clear error; with one, a real world-size-1 job.
 out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" \
-      "$bin" run --backend nccl --dataset-len 10 --dispatch-batches --timeout-s 10 2>&1)
+      "$bin" run --backend nccl --dataset-len 10 --dispatch-batches --put-on-device --timeout-s 10 2>&1)
 rc=$?
-if { [ "$rc" -eq 2 ] && grep -q "needs a GPU per rank, and this machine has none\|this build has no NCCL" <<<"$out"; } ||
+if { [ "$rc" -eq 2 ] && grep -q "needs a GPU per rank, and none is usable here\|this build has no NCCL" <<<"$out"; } ||
    { [ "$rc" -eq 0 ] && grep -qx identical <<<"$out"; }; then ok; else bad "nccl without a GPU: exit $rc" "$out"; fi
 
 echo "$pass passed, $fail failed"
