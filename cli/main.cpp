@@ -2,7 +2,8 @@
 // run / launch (real ranks, through accel-sim-rank).
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input (flags, config, trace files) or a
-// configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
+// configuration Accelerate itself rejects; run/launch also 3 (the rank --die-at-step kills) and 4 (the job
+// failed). No LibTorch here: the process must start in milliseconds.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
