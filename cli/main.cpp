@@ -1,10 +1,14 @@
-// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff, compare --reference.
+// accel-sim: the command line. Subcommands: (none) what-if summary, trace, diff, compare --reference,
+// run / launch (real ranks, through accel-sim-rank).
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input (flags, config, trace files) or a
-// configuration Accelerate itself rejects. No LibTorch here: the process must start in milliseconds.
+// configuration Accelerate itself rejects; run/launch also 3 (the rank --die-at-step kills) and 4 (the job
+// failed). No LibTorch here: the process must start in milliseconds.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +16,8 @@
 #include <sstream>
 
 #include "cli/compare_reference.hpp"
+#include "cli/launcher.hpp"
+#include "cli/rank_driver.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
@@ -257,6 +263,28 @@ Json config_from(const std::string& path, const LoaderFlags& flags) {
   return file["config"];
 }
 
+// The loader flags' config for a job of `world` ranks: --ranks, when given, must agree with it.
+Json job_config(const CLI::App& cmd, LoaderFlags flags, std::optional<std::int64_t> world) {
+  if (world) {
+    if (cmd.count("--ranks") > 0 && flags.ranks != *world) {
+      throw accel::trace::ConfigError("--ranks " + std::to_string(flags.ranks) + " disagrees with the job's " +
+                                      std::to_string(*world) + " ranks");
+    }
+    flags.ranks = *world;
+  }
+  return flags.config();
+}
+
+// WORLD_SIZE as torchrun sets it, when it is a number (accel-sim-rank reports a missing one).
+std::optional<std::int64_t> world_from_env() {
+  const char* text = std::getenv("WORLD_SIZE");
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v < 1) return std::nullopt;
+  return v;
+}
+
 struct ReportOptions {
   bool json = false;
   std::string html_path;
@@ -347,6 +375,21 @@ int main(int argc, char** argv) {
   LoaderFlags compare_flags;
   compare_flags.add_to(*compare_cmd);
 
+  auto* run_cmd = app.add_subcommand(
+      "run", "one real rank (under torchrun or launch): run the core over Gloo/NCCL; rank 0 diffs with the simulator");
+  accel::cli::RankFlags run_flags;
+  run_flags.add_to(*run_cmd);
+  LoaderFlags run_loader;
+  run_loader.add_to(*run_cmd);
+
+  auto* launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
+  std::int64_t nproc = 0;
+  launch_cmd->add_option("--nproc", nproc, "number of ranks to start")->required()->check(CLI::PositiveNumber);
+  accel::cli::RankFlags launch_flags;
+  launch_flags.add_to(*launch_cmd);
+  LoaderFlags launch_loader;
+  launch_loader.add_to(*launch_cmd);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -367,6 +410,21 @@ int main(int argc, char** argv) {
       return run_trace(config_path, trace_flags, trace_training, from_flags);
     }
     if (*diff_cmd) return run_diff(expected_path, actual_path);
+    if (*run_cmd) {
+      const Json config = run_flags.needs_loader_config() ? job_config(*run_cmd, run_loader, world_from_env()) : Json();
+      return accel::cli::exec_rank_driver(run_flags.driver_args(config));
+    }
+    if (*launch_cmd) {
+      if (launch_flags.config_path == "-") throw accel::trace::ConfigError("launch: give --config a file, not stdin");
+      accel::cli::LaunchPlan plan;
+      plan.nproc = nproc;
+      plan.program = accel::cli::rank_driver_path();
+      plan.args = launch_flags.driver_args(launch_flags.needs_loader_config() ? job_config(*launch_cmd, launch_loader, nproc)
+                                                                              : Json());
+      // Time for the survivors to name a failed rank: their timeout, then a margin.
+      plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(launch_flags.timeout_s * 1000) + 10000);
+      return accel::cli::launch(plan);
+    }
     if (*check_cmd) {
       if (!golden_dir.empty()) return run_check_golden(golden_dir);
       if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");

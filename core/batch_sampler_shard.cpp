@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 
@@ -42,8 +43,10 @@ std::int64_t BatchSamplerShard::num_batches() const noexcept {
     if (options_.even_batches) return full + 1;
     return full + (tail > (b / R) * r ? 1 : 0);
   }
+  if (batch_sampler_.drop_last && mutant(Mutation::DropLastKeepsPartialRound)) return L > r ? (L - 1 - r) / R + 1 : 0;
   if (batch_sampler_.drop_last) return L / R;
   if (options_.even_batches) return (L + R - 1) / R;
+  if (mutant(Mutation::UnevenRankOffByOne)) return L / R + (r + 1 < L % R ? 1 : 0);
   return L > r ? (L - 1 - r) / R + 1 : 0;
 }
 
@@ -55,7 +58,7 @@ PositionRange BatchSamplerShard::batch(std::int64_t j) const noexcept {
   const bool padded = options_.even_batches && !batch_sampler_.drop_last;
   if (options_.split_batches) {
     const std::int64_t per_rank = b / R;
-    const std::int64_t begin = j * b + r * per_rank;
+    const std::int64_t begin = j * b + r * (mutant(Mutation::SplitSliceOffset) ? per_rank - 1 : per_rank);
     return {begin, padded ? begin + per_rank : std::min(begin + per_rank, samples_)};
   }
   const std::int64_t begin = (j * R + r) * b;
@@ -66,7 +69,7 @@ Batch BatchSamplerShard::batch_ids(std::int64_t j, const SampleOrder& order) con
   const PositionRange range = batch(j);
   Batch ids;
   ids.reserve(static_cast<std::size_t>(range.size()));
-  for (std::int64_t p = range.begin; p < range.end; ++p) ids.push_back(order.padded(p, pad_period_));
+  for (std::int64_t p = range.begin; p < range.end; ++p) ids.push_back(mutant(Mutation::PadFromEnd) && p >= samples_ ? order[samples_ - 1 - (p - samples_) % pad_period_] : order.padded(p, pad_period_));
   return ids;
 }
 

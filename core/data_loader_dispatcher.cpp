@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mutation.hpp"
 #include "randperm.hpp"
 
 namespace accel {
@@ -179,7 +180,7 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
         next = fetch(it, comm);
         if (stop_iteration_ && !next.info.has_batch) stop = true;
       }
-      if (!options_.drop_last && stop && observed % R != 0) {
+      if (!options_.drop_last && stop && observed % R != 0 && !mutant(Mutation::DispatcherTailPadMissing)) {
         batch.insert(batch.end(), first_batch->begin(), first_batch->end());
         per_rank += 1;
       }

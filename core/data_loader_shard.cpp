@@ -1,6 +1,7 @@
 #include "data_loader_shard.hpp"
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 namespace {
@@ -30,7 +31,7 @@ ShardLayout DataLoaderShard::layout() const {
 
 DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) const {
   DataLoaderShard skipped = *this;
-  skipped.skip_ = num_batches;
+  skipped.skip_ = mutant(Mutation::SkipNotApplied) ? 0 : num_batches;
   return skipped;
 }
 
@@ -113,7 +114,7 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm) {
   LoaderPass pass{std::move(order), layout(), skip_.value_or(0), remainder, iteration_, sampler_epoch()};
   // A pass whose underlying loader yields nothing at all returns before counting an iteration; one
   // whose batches are all skipped still counts.
-  if (pass.underlying_batches() - (iterable_ ? 0 : pass.skip) > 0) ++iteration_;
+  if (pass.underlying_batches() - (iterable_ && !mutant(Mutation::IterableSkipKeepsCounter) ? 0 : pass.skip) > 0) ++iteration_;
   pass.iteration_after = iteration_;
   return pass;
 }

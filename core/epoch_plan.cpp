@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mutation.hpp"
+
 namespace accel {
 
 EpochPlan::EpochPlan(const DataLoaderArgs& loader, const PrepareOptions& options, std::optional<std::int64_t> skip)
@@ -47,7 +49,7 @@ std::int64_t EpochPlan::batches(std::int64_t rank) const {
     return std::max<std::int64_t>(0, static_cast<std::int64_t>(dispatch_->batches.size()) - skipped_dispatches());
   }
   const std::int64_t n = std::visit([](const auto& l) { return l.num_batches(); }, layout(rank));
-  return std::max<std::int64_t>(0, n - skip_.value_or(0));
+  return std::max<std::int64_t>(0, n - (mutant(Mutation::EpochPlanIgnoresSkip) ? 0 : skip_.value_or(0)));
 }
 
 Attribute<std::int64_t> EpochPlan::len(std::int64_t rank) const {

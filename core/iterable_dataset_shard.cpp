@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 
@@ -51,7 +52,7 @@ std::int64_t IterableDatasetShard::loader_len() const noexcept {
 std::int64_t IterableDatasetShard::num_batches() const noexcept {
   const std::int64_t real = real_batch_size();
   const std::int64_t full = dataset_len_ / real;
-  const bool tail = dataset_len_ % real != 0 && !options_.drop_last;
+  const bool tail = dataset_len_ % real != 0 && (!options_.drop_last || mutant(Mutation::IterableDropLastKeepsTail));
   return full + (tail ? 1 : 0);
 }
 

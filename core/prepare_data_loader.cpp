@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 namespace {
@@ -45,7 +46,7 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
   s.num_samples = loader.num_samples;
   if (options.use_seedable_sampler) {
     s.kind = SamplerKind::SeedableRandom;
-    s.seed = options.data_seed.value_or(options.process_seed);
+    s.seed = mutant(Mutation::DataSeedIgnored) ? options.process_seed : options.data_seed.value_or(options.process_seed);
     return s;
   }
   s.kind = SamplerKind::Random;

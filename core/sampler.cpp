@@ -1,10 +1,12 @@
 #include "sampler.hpp"
 
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 
@@ -35,7 +37,8 @@ SampleOrder Sampler::iterate() {
       return draw(fresh);
     }
     case SamplerKind::SeedableRandom: {
-      TorchGenerator gen(options_.seed + static_cast<std::uint64_t>(epoch_));
+      TorchGenerator gen(options_.seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : static_cast<std::uint64_t>(epoch_)));
+      if (mutant(Mutation::SeedFromEntropy)) gen.manual_seed(std::random_device{}());
       SampleOrder order = draw(gen);
       ++epoch_;
       return order;

@@ -1,12 +1,16 @@
-// Property suite entry point. `props --cases N` runs N cases per property (default 1000); any other
-// argument goes to GoogleTest. RapidCheck prints its seed; replay a failure with RC_PARAMS="seed=...".
+// Entry point of both property binaries (props, props_mutants). `--cases N` runs N cases per property
+// (default 1000; RapidCheck's max_success); any other argument goes to GoogleTest. The seed RapidCheck
+// uses is printed up front, and every failure prints the command that replays it (RC_PARAMS="seed=...").
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include "property.hpp"
 
 int main(int argc, char** argv) {
   std::string cases = "1000";
@@ -18,12 +22,20 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  std::string params = std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "";
+  const char* given = std::getenv("RC_PARAMS");
+  std::string params = given ? given : "";
   if (params.find("max_success") == std::string::npos) {
-    params += (params.empty() ? "" : " ") + std::string("max_success=") + cases;
+    // Appended piecewise: `"..." + std::string(...)` here trips GCC 12's -Wrestrict false positive.
+    if (!params.empty()) params.append(" ");
+    params.append("max_success=").append(cases);
   }
   setenv("RC_PARAMS", params.c_str(), 1);
-  std::cout << "props: RC_PARAMS=\"" << params << "\" (add seed=N to replay a failure)\n";
+  accel::props::set_executable(argv[0]);
+  // Loads RapidCheck's configuration now (it prints "Using configuration: ... seed=S" itself), so the
+  // seed it picked, or was given, is known before any test runs.
+  const auto seed = accel::props::configured_seed();
+  std::cout << "props: seed " << seed << ", " << accel::props::configured_cases()
+            << " cases per property; replay a failure with RC_PARAMS=\"seed=" << seed << "\"\n";
   int n = static_cast<int>(rest.size());
   testing::InitGoogleTest(&n, rest.data());
   return RUN_ALL_TESTS();

@@ -130,6 +130,10 @@ bool ranks_shuffle_differently(const trace::LoaderCase& c) {
   return !c.loader.generator_seed && !c.prepare.synchronize_generator && seeds_differ;
 }
 
+bool reports_error_rank(const trace::LoaderCase& config) {
+  return config.multiprocess || needs_communicator(config);
+}
+
 bool needs_communicator(const trace::LoaderCase& config) {
   return resolve_dispatch_batches(config.loader, config.prepare) || config.prepare.synchronize_generator;
 }
@@ -190,8 +194,7 @@ trace::Trace simulate(const trace::LoaderCase& config) {
     }
   } catch (const AccelerateError& e) {
     t.error = record(e);
-    // A job of real processes (multiprocess, or one whose ranks must talk) reports which rank raised.
-    if (config.multiprocess || needs_communicator(config)) t.error->rank = 0;
+    if (reports_error_rank(config)) t.error->rank = 0;
     ranks.clear();
   }
   t.body = std::move(ranks);

@@ -35,6 +35,10 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank);
 // seeds differ), so no single order describes the job.
 bool ranks_shuffle_differently(const trace::LoaderCase& config);
 
+// Whether a case-level error names the rank that raised it: jobs of real processes do (multiprocess,
+// or ranks that must talk), as the golden recorder's gloo runs show.
+bool reports_error_rank(const trace::LoaderCase& config);
+
 // Whether simulating this case needs the ranks to communicate.
 bool needs_communicator(const trace::LoaderCase& config);
 

@@ -1,0 +1,48 @@
+// Planted bugs ("mutants") for the property tests: each property in props/ must be shown to fail, so a
+// test build of the core can switch on one known bug at a time and check that RapidCheck finds it.
+//
+// Production build: mutant() is constexpr false, so every hook `if (mutant(Mutation::X)) ...` folds
+// away and the core carries no switch and no global state. Test build (accel_core_mutants, compiled
+// from the same sources with -DACCEL_SIM_MUTATIONS): mutant() reads one process-wide switch that the
+// mutation tests set.
+//
+// Rules that keep the two builds link-compatible: include this header from core .cpp files only, and
+// put hooks only in .cpp files, never in inline header code. Then every object file outside core/ (trace,
+// sim, the properties) is the same in both builds, and the mutation test binary links those objects
+// unchanged against the mutant core.
+#pragma once
+
+#ifdef ACCEL_SIM_MUTATIONS
+#include <atomic>
+#endif
+
+namespace accel {
+
+enum class Mutation {
+  None,
+  DropLastKeepsPartialRound,  // drop_last keeps each rank's full batches of the last, incomplete round
+  PadFromEnd,                 // even_batches padding cycles the end of the epoch instead of its start
+  UnevenRankOffByOne,         // even_batches=False: the last rank owed a tail batch does not get it
+  SplitSliceOffset,           // split_batches: rank r's slice starts at r*(b/R - 1) instead of r*(b/R)
+  SkipNotApplied,             // skip_first_batches(k) skips nothing
+  IterableSkipKeepsCounter,   // a skipped iterable loader that yields nothing does not advance its counter
+  SeedIgnoresEpoch,           // SeedableRandomSampler seeds with initial_seed, not initial_seed + epoch
+  SeedFromEntropy,            // SeedableRandomSampler seeds from the OS: runs stop being reproducible
+  DataSeedIgnored,            // prepare_data_loader does not hand data_seed to SeedableRandomSampler
+  DispatcherTailPadMissing,   // DataLoaderDispatcher does not complete its last batch from the first one
+  IterableDropLastKeepsTail,  // IterableDatasetShard pads the short last real batch even with drop_last
+  EpochPlanIgnoresSkip,       // EpochPlan counts a skipped pass's batches as if nothing were skipped
+  SchedulerStepsDuringAccumulation,  // AcceleratedScheduler steps once on accumulation micro-steps
+  SchedulerStepsAfterSkippedStep,    // AcceleratedScheduler steps although the optimizer step was skipped
+  OneCycleGuardMissing,              // no _step_count <= total_steps guard: OneCycleLR is stepped past its end
+};
+
+#ifdef ACCEL_SIM_MUTATIONS
+// The switch: read by the hooks (possibly from the simulator's rank threads), set by the tests.
+inline std::atomic<Mutation> active_mutation{Mutation::None};
+inline bool mutant(Mutation m) noexcept { return active_mutation.load(std::memory_order_relaxed) == m; }
+#else
+constexpr bool mutant(Mutation) noexcept { return false; }
+#endif
+
+}  // namespace accel

@@ -1,0 +1,91 @@
+// Every property must be able to fail. Each test here plants one bug in the core (core/mutation.hpp;
+// this binary links accel_core_mutants), runs a property against it, and passes only when RapidCheck
+// finds a counterexample and shrinks it to a small config; the shrunk counterexample is printed.
+//
+// Built into `props_mutants` only (with -DACCEL_SIM_MUTATIONS); `props_mutants --cases N` bounds the
+// cases each search may use.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <string>
+
+#include "core/mutation.hpp"
+#include "properties.hpp"
+#include "property.hpp"
+
+namespace accel::props {
+namespace {
+
+// Turns one planted bug on for the lifetime of the guard.
+class PlantedBug {
+ public:
+  explicit PlantedBug(Mutation m) { active_mutation.store(m); }
+  ~PlantedBug() { active_mutation.store(Mutation::None); }
+  PlantedBug(const PlantedBug&) = delete;
+  PlantedBug& operator=(const PlantedBug&) = delete;
+};
+
+// A numeric field `name=value` of a printed config, if the counterexample has one.
+std::optional<long long> field(const rc::detail::Example& example, const std::string& name) {
+  const std::regex pattern("(^|[ {])" + name + "=(\\d+)");
+  for (const auto& [type, value] : example) {
+    std::smatch m;
+    if (std::regex_search(value, m, pattern)) return std::stoll(m[2]);
+  }
+  return std::nullopt;
+}
+
+// What "shrunk to a small config" means here: the failure is explained by a handful of ranks and
+// samples. Every planted bug below shows up with at most 4 ranks, 8 samples and batch size 4 (split
+// configs scale the batch to a multiple of the ranks, hence 8 there).
+struct Small {
+  long long ranks = 4;
+  long long dataset_len = 8;
+  long long batch_size = 8;
+};
+
+void expect_caught(const char* test, Mutation mutation, Property property, Small small = {}) {
+  const PlantedBug bug(mutation);
+  const auto result = run_property(std::string("Mutants/") + test, property, /*expected_to_fail=*/true);
+  ASSERT_TRUE(result.is<rc::detail::FailureResult>())
+      << "the planted bug survived " << configured_cases() << " cases (seed " << configured_seed() << ")";
+  const auto& failure = result.get<rc::detail::FailureResult>();
+  std::cout << "caught after " << failure.numSuccess + 1 << " cases; shrunk counterexample:\n";
+  for (const auto& [type, value] : failure.counterExample) std::cout << "  " << value << "\n";
+  std::cout << "  -> " << failure.description << "\n";
+  std::cout << "replay: " << replay_command("Mutants", test) << "\n";
+  for (const auto& [name, bound] : {std::pair<std::string, long long>{"ranks", small.ranks},
+                                    {"dataset_len", small.dataset_len},
+                                    {"batch_size", small.batch_size}}) {
+    const auto value = field(failure.counterExample, name);
+    EXPECT_TRUE(!value || *value <= bound) << name << "=" << *value << " is not small (<= " << bound << ")";
+  }
+}
+
+}  // namespace
+
+#define ACCEL_MUTANT(Name, M, property, ...) \
+  TEST(Mutants, Name) { expect_caught(#Name, Mutation::M, &(property)__VA_OPT__(, ) __VA_ARGS__); }
+
+ACCEL_MUTANT(DropLastKeepsPartialRound_Coverage, DropLastKeepsPartialRound, coverage_is_whole_dataset_unless_drop_last)
+ACCEL_MUTANT(PadFromEnd_Duplication, PadFromEnd, duplicates_equal_the_padding_from_the_epoch_start)
+ACCEL_MUTANT(UnevenRankOffByOne_BatchCounts, UnevenRankOffByOne, batch_counts_and_len_per_rank)
+ACCEL_MUTANT(UnevenRankOffByOne_Hang, UnevenRankOffByOne, uneven_ranks_hang_exactly_where_predicted)
+ACCEL_MUTANT(SplitSliceOffset_SplitEquivalence, SplitSliceOffset, split_batches_matches_unsplit_on_every_step)
+ACCEL_MUTANT(SkipNotApplied_Resume, SkipNotApplied, skip_yields_the_suffix_and_leaves_the_counters)
+ACCEL_MUTANT(IterableSkipKeepsCounter_Resume, IterableSkipKeepsCounter, skip_yields_the_suffix_and_leaves_the_counters)
+ACCEL_MUTANT(SeedFromEntropy_ByteIdentical, SeedFromEntropy, trace_json_is_byte_identical_for_the_same_config)
+ACCEL_MUTANT(DataSeedIgnored_DifferentSeed, DataSeedIgnored, a_different_seed_gives_a_different_trace, Small{4, 20, 8})
+ACCEL_MUTANT(SeedIgnoresEpoch_SeedableOrder, SeedIgnoresEpoch, seedable_sampler_order_per_epoch_and_rank)
+ACCEL_MUTANT(DispatcherTailPadMissing_DispatchVsShard, DispatcherTailPadMissing, dispatcher_equals_shard_on_full_steps)
+ACCEL_MUTANT(DispatcherTailPadMissing_PlanVsDispatcher, DispatcherTailPadMissing, dispatch_plan_equals_dispatcher)
+ACCEL_MUTANT(PadFromEnd_MapReplay, PadFromEnd, map_direct_equals_replay)
+ACCEL_MUTANT(IterableDropLastKeepsTail_IterableReplay, IterableDropLastKeepsTail, iterable_direct_equals_replay)
+ACCEL_MUTANT(EpochPlanIgnoresSkip_EpochPlan, EpochPlanIgnoresSkip, epoch_plan_equals_simulation)
+ACCEL_MUTANT(SchedulerStepsDuringAccumulation_Loop, SchedulerStepsDuringAccumulation, scheduler_steps_r_times_per_optimizer_step)
+ACCEL_MUTANT(SchedulerStepsAfterSkippedStep_Direct, SchedulerStepsAfterSkippedStep, scheduler_direct_steps_follow_sync_and_skips)
+ACCEL_MUTANT(OneCycleGuardMissing_OneCycle, OneCycleGuardMissing, one_cycle_never_passes_total_steps_without_split)
+
+}  // namespace accel::props

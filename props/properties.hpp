@@ -1,0 +1,35 @@
+// Every property of the suite, as plain functions: property_tests.cpp runs them against the core,
+// mutation_tests.cpp against the core with one planted bug at a time. Each function states the exact
+// expected quantity; the comment at its definition says where in Accelerate's code it comes from.
+#pragma once
+
+namespace accel::props {
+
+// 1. coverage_props.cpp
+void coverage_is_whole_dataset_unless_drop_last();
+// 2. coverage_props.cpp
+void duplicates_equal_the_padding_from_the_epoch_start();
+// 3. lockstep_props.cpp
+void batch_counts_and_len_per_rank();
+void uneven_ranks_hang_exactly_where_predicted();
+// 4. split_props.cpp
+void split_batches_matches_unsplit_on_every_step();
+// 5. resume_props.cpp
+void skip_yields_the_suffix_and_leaves_the_counters();
+// 6. determinism_props.cpp
+void trace_json_is_byte_identical_for_the_same_config();
+void a_different_seed_gives_a_different_trace();
+void seedable_sampler_order_per_epoch_and_rank();
+// 7. dispatch_props.cpp
+void dispatcher_equals_shard_on_full_steps();
+void dispatch_plan_equals_dispatcher();
+// 8. replay_props.cpp
+void map_direct_equals_replay();
+void iterable_direct_equals_replay();
+void epoch_plan_equals_simulation();
+// 9. scheduler_props.cpp
+void scheduler_steps_r_times_per_optimizer_step();
+void scheduler_direct_steps_follow_sync_and_skips();
+void one_cycle_never_passes_total_steps_without_split();
+
+}  // namespace accel::props

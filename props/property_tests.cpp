@@ -1,0 +1,29 @@
+// The properties as GoogleTest tests against the core (`props`; ctest runs each as its own entry,
+// label `props`). `props --cases N` sets RapidCheck's cases per property; a failure prints the shrunk
+// counterexample, the seed and the command that replays it.
+#include <gtest/gtest.h>
+
+#include "properties.hpp"
+#include "property.hpp"
+
+namespace accel::props {
+
+ACCEL_PROP(Coverage, WholeDatasetUnlessDropLast, coverage_is_whole_dataset_unless_drop_last)
+ACCEL_PROP(Duplication, EqualsThePaddingFromTheEpochStart, duplicates_equal_the_padding_from_the_epoch_start)
+ACCEL_PROP(LockStep, BatchCountsAndLenPerRank, batch_counts_and_len_per_rank)
+ACCEL_PROP(LockStep, UnevenRanksHangExactlyWherePredicted, uneven_ranks_hang_exactly_where_predicted)
+ACCEL_PROP(SplitBatches, MatchesUnsplitOnEveryStep, split_batches_matches_unsplit_on_every_step)
+ACCEL_PROP(Resume, SkipYieldsTheSuffixAndLeavesTheCounters, skip_yields_the_suffix_and_leaves_the_counters)
+ACCEL_PROP(Determinism, TraceJsonIsByteIdentical, trace_json_is_byte_identical_for_the_same_config)
+ACCEL_PROP(Determinism, ADifferentSeedGivesADifferentTrace, a_different_seed_gives_a_different_trace)
+ACCEL_PROP(Determinism, SeedableSamplerOrderPerEpochAndRank, seedable_sampler_order_per_epoch_and_rank)
+ACCEL_PROP(Dispatch, EqualsShardOnFullSteps, dispatcher_equals_shard_on_full_steps)
+ACCEL_PROP(Dispatch, PlanEqualsDispatcher, dispatch_plan_equals_dispatcher)
+ACCEL_PROP(DirectVsReplay, MapShard, map_direct_equals_replay)
+ACCEL_PROP(DirectVsReplay, IterableShard, iterable_direct_equals_replay)
+ACCEL_PROP(DirectVsReplay, EpochPlanEqualsSimulation, epoch_plan_equals_simulation)
+ACCEL_PROP(Scheduler, StepsRTimesPerOptimizerStep, scheduler_steps_r_times_per_optimizer_step)
+ACCEL_PROP(Scheduler, DirectStepsFollowSyncAndSkips, scheduler_direct_steps_follow_sync_and_skips)
+ACCEL_PROP(Scheduler, OneCycleNeverPassesTotalStepsWithoutSplit, one_cycle_never_passes_total_steps_without_split)
+
+}  // namespace accel::props

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The command line of real ranks: accel-sim stays free of LibTorch, `accel-sim run` works as torchrun
+# runs it (one process per rank, the environment only), and every misuse is one clear line.
+set -u
+bin=$1
+rank_bin=$2
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | head -8; }
+expect() {  # name exit pattern command...
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$want" ] && grep -q -- "$pattern" <<<"$out"; then ok; else bad "$name: exit $rc (wanted $want), output:" "$out"; fi
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+if ldd "$bin" | grep -q torch; then bad "accel-sim links LibTorch"; else ok; fi
+if ldd "$rank_bin" | grep -q libtorch; then ok; else bad "accel-sim-rank does not link LibTorch"; fi
+
+# torchrun's variables, each missing in turn, are named.
+vars=(WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999)
+for i in "${!vars[@]}"; do
+  name=${vars[$i]%%=*}
+  set_vars=("${vars[@]:0:$i}" "${vars[@]:$((i + 1))}")
+  expect "missing $name" 2 "environment variable $name is not set" \
+    env -u WORLD_SIZE -u RANK -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT "${set_vars[@]}" "$bin" run --dataset-len 10
+done
+
+# torchrun style: one `accel-sim run` per rank, the environment only.
+port=$(free_port)
+log0=$(mktemp)
+log1=$(mktemp)
+trap 'rm -f "$log0" "$log1"' EXIT
+RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$bin" run --dataset-len 10 --batch-size 3 \
+  --dispatch-batches --put-on-device --timeout-s 20 >"$log1" 2>&1 &
+pid1=$!
+RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$bin" run --dataset-len 10 --batch-size 3 \
+  --dispatch-batches --put-on-device --timeout-s 20 >"$log0" 2>&1
+rc0=$?
+wait "$pid1"
+rc1=$?
+if [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && grep -qx identical "$log0" && grep -q '"ranks"' "$log0"; then ok; else
+  bad "torchrun-style run: rank 0 exit $rc0, rank 1 exit $rc1" "$(cat "$log0" "$log1")"; fi
+
+# A rank that never comes is named after the timeout.
+expect "absent rank" 4 "rank 1 has not arrived after" env RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
+  MASTER_PORT="$(free_port)" "$bin" run --dataset-len 10 --timeout-s 2
+# Rank 0 never comes: the store cannot be reached.
+expect "absent rank 0" 4 "rank 0's TCPStore at 127.0.0.1:.* cannot be reached" env RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 \
+  MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 10 --timeout-s 2
+
+# Disagreements and configs that cannot run on real ranks.
+expect "ranks vs nproc" 2 "--ranks 3 disagrees with the job's 2 ranks" "$bin" launch --nproc 2 --ranks 3 --dataset-len 10
+case4=$(dirname "$0")/../../golden/cases/dispatch-iter-n4-b2-l9-nosplit-even-keep.json
+expect "config vs world" 2 "the config has num_processes=4 but WORLD_SIZE=2" "$bin" launch --nproc 2 --config "$case4"
+randperm=$(ls "$(dirname "$0")"/../../golden/cases/randperm-*.json 2>/dev/null | head -1)
+if [ -n "$randperm" ]; then
+  expect "non-loader config" 2 "only data-loader configs" "$bin" launch --nproc 1 --config "$randperm"
+fi
+expect "transport self-check" 0 "^\[rank 0\] collectives ok (gloo, 3 ranks)" "$bin" launch --nproc 3 --check-collectives
+expect "launch output is prefixed" 0 "^\[rank 0\] identical" "$bin" launch --nproc 2 --dataset-len 6 --batch-size 2
+
+# NCCL: without a GPU (or without NCCL in the build) a clear error; with one, a real world-size-1 job.
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" \
+      "$bin" run --backend nccl --dataset-len 10 --dispatch-batches --put-on-device --timeout-s 10 2>&1)
+rc=$?
+if { [ "$rc" -eq 2 ] && grep -q "needs a GPU per rank, and none is usable here\|this build has no NCCL" <<<"$out"; } ||
+   { [ "$rc" -eq 0 ] && grep -qx identical <<<"$out"; }; then ok; else bad "nccl without a GPU: exit $rc" "$out"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
