@@ -92,6 +92,22 @@ BENCHMARK(BM_TorchRandperm)
 BENCHMARK(BM_TorchRandperm)->ArgNames({"n", "torch"})->Args({250'000'000, 26})->Args({250'000'000, 113})
     ->Iterations(1)->Unit(benchmark::kMillisecond);
 
+// The same shuffles into a buffer allocated and faulted in once, outside the timing: the loop itself,
+// without the page-fault cost of fresh memory (which varies a lot on a VM).
+void BM_TorchRandpermInto(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto loop = state.range(1) == 1 ? RandpermLoop::InsideOut : RandpermLoop::Forward;
+  IdVector32 ids(n);
+  for (auto _ : state) {
+    TorchGenerator gen(42);
+    randperm_loop_into(std::span<std::uint32_t>(ids), gen, loop);
+    benchmark::DoNotOptimize(ids[n / 2]);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(BM_TorchRandpermInto)->ArgNames({"n", "inside_out"})->Args({100'000'000, 0})->Args({250'000'000, 0})
+    ->Args({250'000'000, 1})->Iterations(2)->Unit(benchmark::kMillisecond);
+
 // The simulator: every rank's loader replayed as Accelerate runs it, every batch materialised in a trace.
 void BM_Simulate(benchmark::State& state) {
   const trace::LoaderCase c = job(64, 1'000'000, 8, state.range(0) != 0);
