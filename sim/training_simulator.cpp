@@ -44,6 +44,22 @@ DataLoaderShard prepared_loader(const trace::SchedulerCase& c, std::int64_t rank
   return std::get<DataLoaderShard>(prepare_data_loader(dl, po));  // map-style, never dispatched
 }
 
+// scheduler.step() for one micro-step, recording how far the wrapped scheduler moved; a torch error
+// (OneCycleLR stepped past total_steps) is returned, and the loop stops there.
+std::optional<AccelerateError> step_scheduler(AcceleratedScheduler& scheduler, GradientState& state,
+                                              AcceleratedOptimizer& optimizer, trace::MicroStepRecord& rec) {
+  const std::int64_t before = scheduler.scheduler().last_epoch();
+  std::optional<AccelerateError> failure;
+  try {
+    scheduler.step(state, optimizer);
+  } catch (const AccelerateError& e) {
+    failure = e;
+  }
+  rec.after = state_of(scheduler.scheduler());
+  rec.scheduler_calls = rec.after.last_epoch - before;
+  return failure;
+}
+
 trace::SchedulerRankRecord simulate_direct(const trace::SchedulerCase& c) {
   GradientState state(GradientState::Settings{.adjust_scheduler = c.adjust_scheduler});
   AcceleratedOptimizer optimizer;
@@ -64,15 +80,7 @@ trace::SchedulerRankRecord simulate_direct(const trace::SchedulerCase& c) {
     rec.micro_step = micro;
     rec.sync_gradients = state.sync_gradients();
     rec.step_was_skipped = optimizer.step_was_skipped();
-    const std::int64_t before = scheduler.scheduler().last_epoch();
-    std::optional<AccelerateError> failure;
-    try {
-      scheduler.step(state, optimizer);
-    } catch (const AccelerateError& e) {
-      failure = e;
-    }
-    rec.after = state_of(scheduler.scheduler());
-    rec.scheduler_calls = rec.after.last_epoch - before;
+    const auto failure = step_scheduler(scheduler, state, optimizer, rec);
     out.steps.push_back(rec);
     if (failure) {
       out.error = error_at(micro, *failure);
@@ -122,15 +130,7 @@ trace::SchedulerRankRecord simulate_training_rank(const trace::SchedulerCase& c,
       optimizer.step(state);
       optimizer.set_step_was_skipped(overflow.overflows(micro));
       rec.step_was_skipped = optimizer.step_was_skipped();
-      const std::int64_t before = scheduler.scheduler().last_epoch();
-      std::optional<AccelerateError> failure;
-      try {
-        scheduler.step(state, optimizer);
-      } catch (const AccelerateError& e) {
-        failure = e;
-      }
-      rec.after = state_of(scheduler.scheduler());
-      rec.scheduler_calls = rec.after.last_epoch - before;
+      const auto failure = step_scheduler(scheduler, state, optimizer, rec);
       out.steps.push_back(rec);
       if (failure) {
         out.error = error_at(micro, *failure);
