@@ -3,18 +3,12 @@
 
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "tests/support/loader_configs.hpp"
 
 namespace accel {
 namespace {
 
-DataLoaderArgs map_loader(std::int64_t len, std::int64_t batch, bool drop_last = false, bool shuffle = false) {
-  DataLoaderArgs dl;
-  dl.dataset_len = len;
-  dl.batch_size = batch;
-  dl.drop_last = drop_last;
-  dl.shuffle = shuffle;
-  return dl;
-}
+using testing::map_loader;
 
 AccelerateError error_of(DataLoaderArgs dl, PrepareOptions po) {
   try {

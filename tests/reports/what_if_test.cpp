@@ -6,18 +6,12 @@
 #include "reports/json_report.hpp"
 #include "reports/requirements.hpp"
 #include "reports/what_if.hpp"
+#include "tests/support/loader_configs.hpp"
 
 namespace accel::reports {
 namespace {
 
-trace::LoaderCase map_case(std::int64_t ranks, std::int64_t len, std::int64_t batch) {
-  trace::LoaderCase c;
-  c.loader.dataset_len = len;
-  c.loader.batch_size = batch;
-  c.prepare.num_processes = ranks;
-  c.schedule = {trace::LoaderRole::Prepared};
-  return c;
-}
+using accel::testing::map_case;
 
 std::vector<std::int64_t> iota(std::int64_t from, std::int64_t to) {
   std::vector<std::int64_t> v(static_cast<std::size_t>(to - from));

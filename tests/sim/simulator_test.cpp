@@ -6,19 +6,12 @@
 #include <map>
 
 #include "sim/simulator.hpp"
+#include "tests/support/loader_configs.hpp"
 
 namespace accel::sim {
 namespace {
 
-trace::LoaderCase map_case(std::int64_t ranks, std::int64_t len, std::int64_t batch) {
-  trace::LoaderCase c;
-  c.loader.dataset_len = len;
-  c.loader.batch_size = batch;
-  c.prepare.num_processes = ranks;
-  c.epochs = 1;
-  c.schedule = {trace::LoaderRole::Prepared};
-  return c;
-}
+using accel::testing::map_case;
 
 std::map<SampleId, int> counts(const trace::Trace& t) {
   std::map<SampleId, int> seen;
