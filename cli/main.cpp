@@ -18,6 +18,7 @@
 #include "cli/compare_reference.hpp"
 #include "cli/launcher.hpp"
 #include "cli/rank_driver.hpp"
+#include "cli/seed_text.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
@@ -60,8 +61,8 @@ struct LoaderFlags {
   bool drop_last = false;
   bool shuffle = false;
   bool seedable = true;
-  std::optional<std::int64_t> seed;
-  std::optional<std::int64_t> torch_seed;
+  std::optional<std::string> seed;        // Python ints: cli/seed_text.hpp reads them
+  std::optional<std::string> torch_seed;
   std::optional<std::int64_t> skip_batches;
   std::int64_t epochs = 1;
   std::string torch_version = "2.6";
@@ -117,8 +118,9 @@ struct LoaderFlags {
     c["drop_last"] = drop_last;
     c["shuffle"] = shuffle;
     c["use_seedable_sampler"] = shuffle && seedable;
-    c["data_seed"] = seed ? Json(*seed) : Json(nullptr);
-    c["torch_manual_seed"] = torch_seed ? Json(*torch_seed) : Json(nullptr);
+    c["data_seed"] = seed ? accel::cli::seed_json(accel::cli::parse_seed(*seed, "--seed")) : Json(nullptr);
+    c["torch_manual_seed"] =
+        torch_seed ? accel::cli::seed_json(accel::cli::parse_seed(*torch_seed, "--torch-seed")) : Json(nullptr);
     if (dispatch_on && dispatch_off) throw accel::trace::ConfigError("--dispatch-batches: conflicts with --no-dispatch-batches");
     c["dispatch_batches"] = dispatch_on ? Json(true) : dispatch_off ? Json(false) : Json(nullptr);
     c["put_on_device"] = put_on_device;

@@ -35,7 +35,7 @@ class DataLoaderDispatcher::BaseIterator {
 
   std::optional<Batch> next() {
     if (!order_) {
-      order_ = owner_.options_.iterable ? iterable_order() : owner_.shared_->sampler.iterate();
+      order_ = owner_.options_.iterable ? iterable_order() : owner_.shared_->sampler.iterate_in_loader();
       index_ = owner_.skip_underlying_;
       const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
       count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;

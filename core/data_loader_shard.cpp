@@ -86,7 +86,7 @@ void DataLoaderShard::synchronize(Communicator& comm) {
 }
 
 SampleOrder DataLoaderShard::next_order() {
-  if (map_) return sampler_->iterate();
+  if (map_) return sampler_->iterate_in_loader();
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.

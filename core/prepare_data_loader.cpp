@@ -37,24 +37,29 @@ void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, 
   }
 }
 
-SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& options) {
+SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& options, bool dispatch) {
   SamplerOptions s;
   s.dataset_len = loader.dataset_len;
   s.torch_version = options.torch_version;
+  s.seed = options.process_seed;
   if (!loader.shuffle) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;
   if (options.use_seedable_sampler) {
     s.kind = SamplerKind::SeedableRandom;
-    s.seed = mutant(Mutation::DataSeedIgnored) ? options.process_seed : options.data_seed.value_or(options.process_seed);
+    s.initial_seed = mutant(Mutation::DataSeedIgnored) ? PythonInt{options.process_seed}
+                                                       : options.data_seed.value_or(PythonInt{options.process_seed});
     return s;
   }
   s.kind = SamplerKind::Random;
-  s.seed = options.process_seed;
   s.generator_seed = loader.generator_seed;
-  if (!s.generator_seed && options.num_processes != 1) {
+  // The dispatcher is built without the user's `generator` keyword, so its iterator draws _base_seed
+  // from the global generator; a DataLoaderShard keeps it.
+  s.loader_shares_generator = loader.generator_seed.has_value() && !dispatch;
+  if (!s.generator_seed && options.num_processes != 1 && !dispatch) {
     // prepare_data_loader gives a generator-less RandomSampler one seeded from the global generator,
-    // so every rank that seeded torch alike shuffles alike.
+    // so every rank that seeded torch alike shuffles alike. It skips this for the dispatcher, whose
+    // rank 0 then draws a fresh seed from its global generator every pass.
     TorchGenerator global(options.process_seed);
     s.generator_seed = draw_seed(global);
   }
@@ -77,13 +82,13 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   }
   PrepareOptions rank0 = options;
   rank0.process_index = 0;
-  Sampler sampler(sampler_for(loader, rank0));
+  Sampler sampler(sampler_for(loader, rank0, resolve_dispatch_batches(loader, options)));
   if (sampler.is_seedable()) {
     sampler.set_epoch(pass);
-    return sampler.iterate();
+    return sampler.iterate_in_loader();
   }
-  for (std::int64_t p = 0; p < pass; ++p) sampler.iterate();
-  return sampler.iterate();
+  for (std::int64_t p = 0; p < pass; ++p) sampler.iterate_in_loader();
+  return sampler.iterate_in_loader();
 }
 
 namespace {
@@ -121,7 +126,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       if (d.iterable) {
         d.sampler.dataset_len = loader.dataset_len;
       } else {
-        d.sampler = sampler_for(loader, options);
+        d.sampler = sampler_for(loader, options, true);
       }
       d.sampler.torch_version = options.torch_version;
       d.batch_size = loader.batch_size;
@@ -145,7 +150,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       return shard;
     }
     MapLoaderOptions map;
-    map.sampler = sampler_for(loader, options);
+    map.sampler = sampler_for(loader, options, false);
     map.batch_sampler = BatchSampler{loader.batch_size, loader.drop_last};
     map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
     map.sharded = sharded;

@@ -16,6 +16,7 @@
 #include "data_loader_shard.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
+#include "torch_seed.hpp"
 
 namespace accel {
 
@@ -47,7 +48,8 @@ struct PrepareOptions {
   std::optional<bool> dispatch_batches;
   bool even_batches = true;
   bool use_seedable_sampler = false;
-  std::optional<std::uint64_t> data_seed;
+  // A Python int: SeedableRandomSampler adds the epoch to it before torch unpacks it.
+  std::optional<PythonInt> data_seed;
   // torch.initial_seed() of the process (torch.manual_seed's last argument, or torch's default).
   std::uint64_t process_seed = kTorchDefaultSeed;
   // rng_types contains "generator": the sampler's / dataset's generator takes rank 0's state at the

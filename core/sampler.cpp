@@ -37,7 +37,8 @@ SampleOrder Sampler::iterate() {
       return draw(fresh);
     }
     case SamplerKind::SeedableRandom: {
-      TorchGenerator gen(options_.seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : static_cast<std::uint64_t>(epoch_)));
+      const PythonInt seed = options_.initial_seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
+      TorchGenerator gen(torch_seed_or_raise(seed, "iterate"));
       if (mutant(Mutation::SeedFromEntropy)) gen.manual_seed(std::random_device{}());
       SampleOrder order = draw(gen);
       ++epoch_;
@@ -45,6 +46,11 @@ SampleOrder Sampler::iterate() {
     }
   }
   return SampleOrder::sequential(0);
+}
+
+SampleOrder Sampler::iterate_in_loader() {
+  (void)draw_seed(options_.loader_shares_generator ? generator_ : global_generator_);
+  return iterate();
 }
 
 namespace {

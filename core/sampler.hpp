@@ -11,6 +11,7 @@
 #include "randperm.hpp"
 #include "sample_order.hpp"
 #include "torch_generator.hpp"
+#include "torch_seed.hpp"
 
 namespace accel {
 
@@ -24,13 +25,21 @@ struct SamplerOptions {
   std::int64_t dataset_len = 0;
   bool replacement = false;
   std::optional<std::int64_t> num_samples;  // RandomSampler's num_samples (default: dataset_len)
-  // SeedableRandom: initial_seed (data_seed, or torch.initial_seed() of the process when data_seed is
-  // None). Random: the seed of the process's global generator, which a RandomSampler without a
+  // The seed of the process's global generator (torch.initial_seed()), which a RandomSampler without a
   // generator of its own draws a fresh seed from at every iteration.
   std::uint64_t seed = kTorchDefaultSeed;
+  // SeedableRandom only: initial_seed (data_seed, or torch.initial_seed() when data_seed is None), a
+  // Python int: every pass seeds manual_seed(initial_seed + epoch), which raises once that leaves
+  // torch's range.
+  PythonInt initial_seed = kTorchDefaultSeed;
   // Random only: the seed of the sampler's own generator (DataLoader(generator=...), or the one
   // prepare_data_loader gives it), kept running across epochs.
   std::optional<std::uint64_t> generator_seed;
+  // The DataLoader that iterates this sampler holds the sampler's own generator as its `generator`
+  // (the user's DataLoader(generator=g), prepared as a DataLoaderShard). Each pass of a torch DataLoader
+  // first draws its `_base_seed` from that generator, or from the global one when it has none, before
+  // the sampler runs: see iterate_in_loader().
+  bool loader_shares_generator = false;
   TorchVersion torch_version = TorchVersion::v2_6;
 };
 
@@ -58,8 +67,15 @@ class Sampler {
   void set_generator_state(const GeneratorState& state) { generator_.set_state(state); }
 
   // One full iteration of the sampler: the ids it yields, with every side effect torch has
-  // (generator draws, SeedableRandomSampler's epoch + 1 at the end).
+  // (generator draws, SeedableRandomSampler's epoch + 1 at the end). A SeedableRandomSampler whose
+  // initial_seed + epoch torch cannot unpack raises RuntimeError (where = "iterate") before yielding.
   SampleOrder iterate();
+
+  // One pass of a torch DataLoader over this sampler: _BaseDataLoaderIter.__init__ draws the loader's
+  // _base_seed (one int64 random_()) from the loader's generator or the global one, then the lazy
+  // sampler iterator runs on the first next(). The draw only shows where it shares a generator with
+  // the sampler: one process (both draw from the global generator) or a user's DataLoader(generator=g).
+  SampleOrder iterate_in_loader();
 
  private:
   SampleOrder draw(TorchGenerator& gen) const;

@@ -315,7 +315,7 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.order = c.loader.dataset_generator_seed ? "dataset generator (randperm per pass)" : "sequential";
   } else if (c.prepare.use_seedable_sampler) {
     report.order = "SeedableRandomSampler(seed=" +
-                   std::to_string(c.prepare.data_seed.value_or(c.torch_manual_seed.value_or(kTorchDefaultSeed))) + ")";
+                   to_string(c.prepare.data_seed.value_or(c.torch_manual_seed.value_or(kTorchDefaultSeed))) + ")";
   } else {
     report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised)" : " (not synchronised)");
   }

@@ -113,8 +113,9 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
   const auto r = static_cast<std::uint64_t>(rank);
   if (config.torch_manual_seed) {
     // set_seed(seed + process_index): a common way to give every rank different augmentations, and
-    // what makes an unsynchronised shuffle differ between ranks.
-    return *config.torch_manual_seed + (config.seed_per_rank ? r : 0);
+    // what makes an unsynchronised shuffle differ between ranks. The sum is a Python int, so the
+    // last ranks can push it past what torch.manual_seed accepts.
+    return torch_seed_or_raise(*config.torch_manual_seed + (config.seed_per_rank ? rank : 0), "torch.manual_seed");
   }
   // splitmix64 of the rank: a fixed stand-in for the OS-drawn seed, different on every rank.
   std::uint64_t z = r + 0x9e3779b97f4a7c15ULL;
@@ -166,6 +167,17 @@ trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t ra
       out.epochs.push_back(std::move(pass));
       out.error = trace::ErrorRecord{"iterate", "Hang", e.what(), std::nullopt};
       return out;
+    } catch (const AccelerateError& e) {
+      // Raised inside the pass (a sampler seed torch cannot unpack): the loop records it and goes on
+      // to the next pass, with the loader's counters as the failed pass left them.
+      if (e.where() != "iterate") throw;
+      pass.error = record(e);
+      std::visit(
+          [&](auto& loader) {
+            pass.iteration_after = loader.iteration();
+            pass.sampler_epoch_after = loader.sampler_epoch();
+          },
+          prepared);
     }
     out.epochs.push_back(std::move(pass));
   }
@@ -177,6 +189,18 @@ trace::Trace simulate(const trace::LoaderCase& config) {
   const std::int64_t world = config.prepare.num_processes;
   std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));
   try {
+    // Every rank's torch.manual_seed runs before anything of Accelerate's; the first rank whose seed
+    // torch refuses fails the job.
+    for (std::int64_t r = 0; r < world; ++r) {
+      try {
+        (void)process_seed(config, r);
+      } catch (const AccelerateError& e) {
+        t.error = record(e);
+        if (reports_error_rank(config)) t.error->rank = r;
+        t.body = std::vector<trace::RankRecord>{};
+        return t;
+      }
+    }
     // Configuration errors are the same on every rank: rank 0 reports them for the case.
     (void)prepare_data_loader(config.loader, options_for_rank(config, 0));
     if (needs_communicator(config)) {
@@ -272,7 +296,7 @@ trace::Trace simulate(const trace::RandpermCase& config) {
   SamplerOptions options;
   options.kind = SamplerKind::SeedableRandom;
   options.dataset_len = config.n;
-  options.seed = config.data_seed;
+  options.initial_seed = config.data_seed;
   trace::RandpermRecord out;
   Sampler sampler(options);
   for (std::int64_t e = 0; e < config.epochs; ++e) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/batch.hpp"
+#include "core/torch_seed.hpp"
 #include "trace_json.hpp"
 
 namespace accel::trace {
@@ -117,13 +118,22 @@ class Fields {
     return out;
   }
 
-  std::optional<std::uint64_t> seed(const std::string& key) const {
+  // A seed as the script's Python int: anything in [-2^63, 2^64), the range torch's manual_seed accepts.
+  std::optional<PythonInt> python_seed(const std::string& key) const {
     const Json* v = find(key);
     if (!v) return std::nullopt;
-    if (v->is_number_unsigned()) return v->get<std::uint64_t>();
-    if (!v->is_number_integer()) fail_on(key, "must be an integer seed, got " + v->dump());
-    // torch.manual_seed accepts negative seeds and keeps their 64-bit two's complement.
-    return static_cast<std::uint64_t>(v->get<std::int64_t>());
+    if (v->is_number_unsigned()) return PythonInt{v->get<std::uint64_t>()};
+    if (!v->is_number_integer()) {
+      fail_on(key, "must be an integer seed in [-2^63, 2^64) (what torch.manual_seed accepts), got " + v->dump());
+    }
+    return PythonInt{v->get<std::int64_t>()};
+  }
+
+  // A seed given straight to manual_seed: torch keeps a negative seed's 64-bit two's complement.
+  std::optional<std::uint64_t> seed(const std::string& key) const {
+    const auto v = python_seed(key);
+    if (!v) return std::nullopt;
+    return unpack_torch_seed(*v);
   }
 
  private:

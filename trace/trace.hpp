@@ -36,7 +36,8 @@ struct LoaderCase {
   std::string api = "prepare_data_loader";
   DataLoaderArgs loader;
   PrepareOptions prepare;  // process_index is set per rank by the simulator
-  std::optional<std::uint64_t> torch_manual_seed;
+  // A Python int; each process called torch.manual_seed with it (plus its rank with seed_per_rank).
+  std::optional<PythonInt> torch_manual_seed;
   // Each process called torch.manual_seed(torch_manual_seed + rank) (set_seed(seed + process_index)).
   bool seed_per_rank = false;
   bool dataset_generator = false;

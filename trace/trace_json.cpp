@@ -32,8 +32,8 @@ LoaderCase parse_loader(const Json& c) {
   lc.prepare.split_batches = f.boolean("split_batches", false);
   lc.prepare.even_batches = f.boolean("even_batches", true);
   lc.prepare.use_seedable_sampler = f.boolean("use_seedable_sampler", false);
-  lc.prepare.data_seed = f.seed("data_seed");
-  lc.torch_manual_seed = f.seed("torch_manual_seed");
+  lc.prepare.data_seed = f.python_seed("data_seed");
+  lc.torch_manual_seed = f.python_seed("torch_manual_seed");
   lc.multiprocess = f.boolean("multiprocess", false);
   if (const Json* d = f.find("dispatch_batches"); d) lc.prepare.dispatch_batches = f.boolean("dispatch_batches", false);
   lc.prepare.put_on_device = f.boolean("put_on_device", lc.multiprocess || lc.prepare.dispatch_batches.value_or(false));

@@ -311,7 +311,10 @@ def record_loader_single(c):
     n = c["num_processes"]
     ranks = []
     for r in range(n):
-        dl = build_user_dataloader(c, tensors=False, rank=r)
+        try:
+            dl = build_user_dataloader(c, tensors=False, rank=r)
+        except RuntimeError as exc:  # torch.manual_seed refused the script's seed (+ rank): before Accelerate
+            return error_object(exc, "torch.manual_seed"), []
         kwargs = dict(num_processes=n, process_index=r, split_batches=c.get("split_batches", False),
                       even_batches=c.get("even_batches", True),
                       use_seedable_sampler=c.get("use_seedable_sampler", False), data_seed=c.get("data_seed"),
@@ -335,7 +338,10 @@ def loader_worker(c, rank, progress):
     if c.get("rng_types"):
         # synchronize_rng_states reads AcceleratorState, which an Accelerator would have set up.
         Accelerator(cpu=True)
-    dl = build_user_dataloader(c, tensors=True, rank=rank)
+    try:
+        dl = build_user_dataloader(c, tensors=True, rank=rank)
+    except RuntimeError as exc:
+        return {"seed_error": error_object(exc, "torch.manual_seed")}
     rng_types = list(c["rng_types"]) if c.get("rng_types") else None
     try:
         # Multiprocess golden cases put batches on the device; a config may say otherwise.
@@ -368,6 +374,11 @@ def empty_rank_record(rank):
 def record_loader_multi(c, hang_timeout):
     n = c["num_processes"]
     results = run_group(n, lambda rank, progress: loader_worker(c, rank, progress), hang_timeout)
+    seed_errors = sorted(r for r, res in results.items() if "seed_error" in res)
+    if seed_errors:
+        # The script failed at set_seed on some rank before Accelerate ran: the job fails there, whatever
+        # the other ranks then do; the first such rank is named.
+        return {**results[seed_errors[0]]["seed_error"], "rank": seed_errors[0]}, []
     prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
     if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
         return {**prepare_errors[0], "rank": 0}, []

@@ -74,7 +74,7 @@ TEST(TorchOracle, SeedableSamplerEpochsAreRandpermOfSeedPlusEpoch) {
   accel::SamplerOptions o;
   o.kind = accel::SamplerKind::SeedableRandom;
   o.dataset_len = 97;
-  o.seed = 42;
+  o.initial_seed = 42;
   accel::Sampler sampler(o);
   for (std::int64_t epoch = 0; epoch < 3; ++epoch) {
     const accel::SampleOrder order = sampler.iterate();

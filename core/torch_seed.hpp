@@ -1,0 +1,52 @@
+// Seeds as a Python script hands them to torch's manual_seed: Python integers, which never wrap.
+//
+// torch unpacks a seed first as an unsigned 64-bit value and, when that overflows, as a signed one whose
+// two's complement it keeps; anything outside [-2^63, 2^64) raises RuntimeError("Overflow when unpacking
+// long") at the call. Seeds that are sums in Python (SeedableRandomSampler's initial_seed + epoch,
+// set_seed(seed + process_index)) are therefore formed exactly here and unpacked only where torch
+// unpacks them, so an overflow is raised where and when torch raises it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "error.hpp"
+
+namespace accel {
+
+// A Python int wide enough for every seed a config can hold plus any epoch or rank added to it.
+using PythonInt = __int128;
+
+inline constexpr PythonInt kTorchSeedMin = -(PythonInt{1} << 63);
+inline constexpr PythonInt kTorchSeedEnd = PythonInt{1} << 64;  // first value torch cannot unpack
+
+inline constexpr const char* kSeedOverflowMessage = "Overflow when unpacking long";
+
+// The 64-bit seed torch stores for manual_seed(v), or nullopt where torch raises.
+constexpr std::optional<std::uint64_t> unpack_torch_seed(PythonInt v) noexcept {
+  if (v < kTorchSeedMin || v >= kTorchSeedEnd) return std::nullopt;
+  return static_cast<std::uint64_t>(v);  // two's complement of a negative seed, as torch keeps it
+}
+
+// manual_seed(v)'s stored seed; raises torch's RuntimeError (reported at `where`) when v does not fit.
+inline std::uint64_t torch_seed_or_raise(PythonInt v, const std::string& where) {
+  const auto seed = unpack_torch_seed(v);
+  if (!seed) throw AccelerateError(PyErrorType::RuntimeError, where, kSeedOverflowMessage);
+  return *seed;
+}
+
+inline std::string to_string(PythonInt v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  // Digits of the magnitude, built from the low end; unsigned so that the most negative value works.
+  unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  while (m != 0) {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+    m /= 10;
+  }
+  return negative ? "-" + digits : digits;
+}
+
+}  // namespace accel
