@@ -60,6 +60,14 @@ template <typename Vector>
 SampleOrder draw_ids(const SamplerOptions& o, std::int64_t count, TorchGenerator& gen) {
   using Id = typename Vector::value_type;
   const std::int64_t n = o.dataset_len;
+  if (n == 0) {
+    // num_samples > 0 over an empty dataset: RandomSampler.__iter__ fails on its first draw.
+    if (o.replacement) {
+      throw AccelerateError(PyErrorType::RuntimeError, "iterate",
+                            "random_ expects 'from' to be less than 'to', but got from=0 >= to=0");
+    }
+    throw AccelerateError(PyErrorType::ZeroDivisionError, "iterate", "integer division or modulo by zero");
+  }
   Vector ids(static_cast<std::size_t>(count));
   if (o.replacement) {
     // torch draws replacement samples in chunks of 32; the chunking does not change the stream.

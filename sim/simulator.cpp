@@ -49,7 +49,19 @@ PrepareOptions options_for_rank(const trace::LoaderCase& config, std::int64_t ra
 }
 
 void run_pass(DataLoaderShard& loader, Communicator* comm, trace::PassRecord& pass) {
-  const LoaderPass view = loader.iterate(comm);
+  std::optional<LoaderPass> started;
+  try {
+    started.emplace(loader.iterate(comm));
+  } catch (const AccelerateError& e) {
+    // Raised by the sampler inside the pass (a seed torch cannot unpack, a draw over an empty dataset):
+    // the loop records it and goes on, with the counters as the failed pass left them.
+    if (e.where() != "iterate") throw;
+    pass.error = record(e);
+    pass.iteration_after = loader.iteration();
+    pass.sampler_epoch_after = loader.sampler_epoch();
+    return;
+  }
+  const LoaderPass& view = *started;
   const std::int64_t count = view.num_batches();
   pass.batches.reserve(static_cast<std::size_t>(count));
   for (std::int64_t j = 0; j < count; ++j) {
@@ -167,17 +179,6 @@ trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t ra
       out.epochs.push_back(std::move(pass));
       out.error = trace::ErrorRecord{"iterate", "Hang", e.what(), std::nullopt};
       return out;
-    } catch (const AccelerateError& e) {
-      // Raised inside the pass (a sampler seed torch cannot unpack): the loop records it and goes on
-      // to the next pass, with the loader's counters as the failed pass left them.
-      if (e.where() != "iterate") throw;
-      pass.error = record(e);
-      std::visit(
-          [&](auto& loader) {
-            pass.iteration_after = loader.iteration();
-            pass.sampler_epoch_after = loader.sampler_epoch();
-          },
-          prepared);
     }
     out.epochs.push_back(std::move(pass));
   }

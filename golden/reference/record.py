@@ -315,6 +315,8 @@ def record_loader_single(c):
             dl = build_user_dataloader(c, tensors=False, rank=r)
         except RuntimeError as exc:  # torch.manual_seed refused the script's seed (+ rank): before Accelerate
             return error_object(exc, "torch.manual_seed"), []
+        except ValueError as exc:  # torch's DataLoader / RandomSampler refused the user's loader
+            return error_object(exc, "DataLoader"), []
         kwargs = dict(num_processes=n, process_index=r, split_batches=c.get("split_batches", False),
                       even_batches=c.get("even_batches", True),
                       use_seedable_sampler=c.get("use_seedable_sampler", False), data_seed=c.get("data_seed"),
@@ -342,6 +344,8 @@ def loader_worker(c, rank, progress):
         dl = build_user_dataloader(c, tensors=True, rank=rank)
     except RuntimeError as exc:
         return {"seed_error": error_object(exc, "torch.manual_seed")}
+    except ValueError as exc:
+        return {"prepare_error": error_object(exc, "DataLoader")}
     rng_types = list(c["rng_types"]) if c.get("rng_types") else None
     try:
         # Multiprocess golden cases put batches on the device; a config may say otherwise.

@@ -149,5 +149,27 @@ TEST(Sampler, LoaderSharingTheSamplersGeneratorAdvancesItBeforeEachPass) {
   EXPECT_EQ(ids(unshared.iterate_in_loader()), ids(SampleOrder::of(randperm(7, h))));
 }
 
+TEST(Sampler, NumSamplesOverAnEmptyDatasetFailsOnTheFirstDrawAsTorchDoes) {
+  SamplerOptions o;
+  o.kind = SamplerKind::Random;
+  o.dataset_len = 0;
+  o.num_samples = 5;
+  Sampler without(o);  // num_samples > 0 passes the constructor's check
+  try {
+    without.iterate();
+    FAIL() << "num_samples // 0";
+  } catch (const AccelerateError& e) {
+    EXPECT_EQ(e.type(), PyErrorType::ZeroDivisionError);
+  }
+  o.replacement = true;
+  Sampler with(o);
+  try {
+    with.iterate();
+    FAIL() << "randint(high=0)";
+  } catch (const AccelerateError& e) {
+    EXPECT_EQ(e.type(), PyErrorType::RuntimeError);
+  }
+}
+
 }  // namespace
 }  // namespace accel
