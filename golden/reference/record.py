@@ -767,7 +767,8 @@ def check_accelerator_config(c):
             acc.get("use_seedable_sampler") and acc.get("data_seed") is not None):
         print("record: note: shuffle with no set_seed, generator_seed or (use_seedable_sampler + data_seed): the "
               f"order comes from torch's OS-seeded default generator ({torch.initial_seed()} in this process), so it "
-              "changes from run to run", file=sys.stderr)
+              "changes from run to run; and the forked ranks here all inherit that one seed, whereas separately "
+              "launched processes (accelerate launch, torchrun) each draw their own", file=sys.stderr)
 
 
 def reset_accelerate_singletons():
