@@ -42,7 +42,7 @@ from accelerate.data_loader import (  # noqa: E402
 from accelerate.optimizer import AcceleratedOptimizer  # noqa: E402
 from accelerate.scheduler import AcceleratedScheduler  # noqa: E402
 from accelerate.state import AcceleratorState, GradientState, PartialState  # noqa: E402
-from accelerate.utils import DataLoaderConfiguration, GradientAccumulationPlugin  # noqa: E402
+from accelerate.utils import DataLoaderConfiguration, GradientAccumulationPlugin, set_seed  # noqa: E402
 from torch.utils.data import DataLoader, Dataset, IterableDataset, RandomSampler  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -93,6 +93,8 @@ def reference_object():
 def family_of(config):
     """Same rule as trace::family_of in the C++ code."""
     api = config.get("api", "prepare_data_loader")
+    if api == "accelerator":
+        return "accelerator"
     if api.startswith("Accelerator.prepare") or api.startswith("AcceleratedScheduler"):
         return "scheduler"
     if api == "BatchSamplerShard":
@@ -257,8 +259,9 @@ def seedable_sampler_of(loader):
     return sampler if isinstance(sampler, SeedableRandomSampler) else None
 
 
-def run_passes(c, prepared, progress=None):
-    """The rank record's epochs: each pass of the schedule over the prepared or a freshly skipped loader."""
+def run_passes(c, prepared, progress=None, skip=skip_first_batches):
+    """The rank record's epochs: each pass of the schedule over the prepared or a freshly skipped loader
+    (`skip(prepared, k)` makes the skipped one: accelerate.data_loader.skip_first_batches, or an Accelerator's)."""
     epochs, schedule, set_epoch = epochs_of(c)
     sampler = seedable_sampler_of(prepared)
     records = []
@@ -270,7 +273,7 @@ def run_passes(c, prepared, progress=None):
         loader = prepared
         if role == "skipped":
             try:
-                loader = skip_first_batches(prepared, c["skip_first_batches"])
+                loader = skip(prepared, c["skip_first_batches"])
             except Exception as exc:
                 loader = None
                 error = error_object(exc, "skip_first_batches")
@@ -703,6 +706,159 @@ def record_scheduler(c, hang_timeout):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# accelerator: Accelerator(...).prepare(user_dataloader), as a user script calls it
+
+ACCELERATOR_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "num_processes", "drop_last",
+                           "shuffle", "generator_seed", "dataset_generator", "epochs", "schedule", "set_epoch",
+                           "skip_first_batches", "set_seed", "set_seed_device_specific", "accelerator",
+                           "multiprocess")
+# config.accelerator keys that are Accelerator(...) arguments; the others are DataLoaderConfiguration fields.
+ACCELERATOR_KWARGS = ("device_placement", "rng_types")
+DATALOADER_CONFIGURATION_FIELDS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",
+                                   "data_seed", "non_blocking")
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_accelerator_config(c):
+    unknown = sorted(set(c) - set(ACCELERATOR_CONFIG_KEYS))
+    if unknown:
+        raise BadInput(f"config.{unknown[0]}: not a key of the accelerator family")
+    for k in ("dataset_len", "batch_size", "num_processes"):
+        if not _is_int(c.get(k)):
+            raise BadInput(f"config.{k}: is required (an integer)")
+    if c["num_processes"] < 1:
+        raise BadInput("config.num_processes: must be at least 1")
+    if c.get("dataset_kind", "map") not in ("map", "iterable"):
+        raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    for k in ("drop_last", "shuffle", "dataset_generator", "set_seed_device_specific", "multiprocess"):
+        if k in c and not isinstance(c[k], bool):
+            raise BadInput(f"config.{k}: must be true or false")
+    for k in ("generator_seed", "set_seed", "skip_first_batches"):
+        if c.get(k) is not None and not _is_int(c[k]):
+            raise BadInput(f"config.{k}: must be an integer or null")
+    if c.get("dataset_kind", "map") == "iterable" and (c.get("shuffle") or c.get("generator_seed") is not None):
+        raise BadInput("config.shuffle / config.generator_seed: apply to map-style datasets only")
+    if c.get("dataset_kind", "map") == "map" and c.get("dataset_generator"):
+        raise BadInput("config.dataset_generator: applies to iterable datasets only")
+    if c.get("set_seed_device_specific") and c.get("set_seed") is None:
+        raise BadInput("config.set_seed_device_specific: needs config.set_seed")
+    if c["num_processes"] > 1 and not c.get("multiprocess"):
+        raise BadInput("config.multiprocess: must be true when num_processes > 1 (an Accelerator's ranks are "
+                       "real processes)")
+    acc = c.get("accelerator", {})
+    if not isinstance(acc, dict):
+        raise BadInput("config.accelerator: must be an object")
+    unknown = sorted(set(acc) - set(ACCELERATOR_KWARGS) - set(DATALOADER_CONFIGURATION_FIELDS))
+    if unknown:
+        raise BadInput(f"config.accelerator.{unknown[0]}: not an Accelerator / DataLoaderConfiguration option "
+                       "the recorder knows")
+    for k in ("device_placement", "split_batches", "even_batches", "use_seedable_sampler", "non_blocking"):
+        if k in acc and not isinstance(acc[k], bool):
+            raise BadInput(f"config.accelerator.{k}: must be true or false")
+    if "dispatch_batches" in acc and acc["dispatch_batches"] is not None and not isinstance(acc["dispatch_batches"],
+                                                                                         bool):
+        raise BadInput("config.accelerator.dispatch_batches: must be true, false or null")
+    if acc.get("data_seed") is not None and not _is_int(acc["data_seed"]):
+        raise BadInput("config.accelerator.data_seed: must be an integer or null")
+    rng = acc.get("rng_types")
+    if rng is not None and (not isinstance(rng, list) or any(not isinstance(t, str) for t in rng)):
+        raise BadInput("config.accelerator.rng_types: must be null or a list of strings")
+    epochs_of(c)  # schedule / set_epoch lengths
+    if c.get("shuffle") and c.get("generator_seed") is None and c.get("set_seed") is None and not (
+            acc.get("use_seedable_sampler") and acc.get("data_seed") is not None):
+        print("record: note: shuffle with no set_seed, generator_seed or (use_seedable_sampler + data_seed): the "
+              f"order comes from torch's OS-seeded default generator ({torch.initial_seed()} in this process), so it "
+              "changes from run to run; and the forked ranks here all inherit that one seed, whereas separately "
+              "launched processes (accelerate launch, torchrun) each draw their own", file=sys.stderr)
+
+
+def reset_accelerate_singletons():
+    """Forget AcceleratorState / PartialState / GradientState (each Accelerator of a case starts from nothing)."""
+    AcceleratorState._reset_state(True)
+    GradientState._reset_state()
+
+
+def accelerator_rank(c, rank, progress):
+    """One rank's script: Accelerator(...), set_seed, the user's DataLoader, accelerator.prepare(dl), the passes."""
+    for k in [k for k in os.environ if k.startswith("ACCELERATE_")]:
+        del os.environ[k]  # Accelerate reads options from these; the config says everything
+    reset_accelerate_singletons()
+    acc = c.get("accelerator", {})
+    kwargs = {"cpu": True}
+    for k in ACCELERATOR_KWARGS:
+        if k in acc:
+            kwargs[k] = list(acc[k]) if isinstance(acc[k], list) else acc[k]
+    fields = {k: acc[k] for k in DATALOADER_CONFIGURATION_FIELDS if k in acc}
+    try:
+        if fields:
+            kwargs["dataloader_config"] = DataLoaderConfiguration(**fields)
+        accelerator = Accelerator(**kwargs)
+    except Exception as exc:
+        return {"accelerator_error": error_object(exc, "Accelerator")}
+    # A user script seeds after creating its Accelerator (device_specific needs AcceleratorState().process_index;
+    # Accelerator() itself draws nothing from torch's generator) and before building its DataLoader.
+    if c.get("set_seed") is not None:
+        try:
+            set_seed(c["set_seed"], device_specific=bool(c.get("set_seed_device_specific")))
+        except Exception as exc:
+            return {"seed_error": error_object(exc, "set_seed")}
+    dl = build_user_dataloader(c, tensors=True, rank=rank)
+    try:
+        prepared = accelerator.prepare(dl)
+    except Exception as exc:
+        return {"prepare_error": error_object(exc, "Accelerator.prepare")}
+    values, errors = loader_attributes(prepared)
+    record = {"rank": rank, "loader_class": type(prepared).__name__, **values, "attr_errors": errors, "epochs": []}
+    progress(record)
+
+    def on_pass(epochs):
+        record["epochs"] = epochs
+        progress(record)
+
+    record["epochs"] = run_passes(c, prepared, on_pass, skip=accelerator.skip_first_batches)
+    return {"record": record}
+
+
+def record_accelerator(c, hang_timeout):
+    check_accelerator_config(c)
+    n = c["num_processes"]
+    if c.get("multiprocess"):
+        results = run_group(n, lambda rank, progress: accelerator_rank(c, rank, progress), hang_timeout)
+    else:  # num_processes 1: this process is the job (one Accelerator), its state forgotten afterwards
+        environ = dict(os.environ)
+        try:
+            results = {0: accelerator_rank(c, 0, lambda rec: None)}
+        finally:
+            reset_accelerate_singletons()
+            os.environ.clear()
+            os.environ.update(environ)
+    # A script that fails on every rank at the same point with the same error fails there (named for rank 0);
+    # Accelerator() and set_seed run before anything else, so a failure there on any rank is the job's failure.
+    for kind in ("accelerator_error", "seed_error"):
+        failed = sorted(r for r, res in results.items() if kind in res)
+        if failed:
+            return {**results[failed[0]][kind], "rank": failed[0]}, []
+    prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
+    if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
+        return {**prepare_errors[0], "rank": 0}, []
+    ranks = []
+    for r in range(n):
+        res = results[r]
+        if "record" in res:
+            ranks.append(res["record"])
+        elif "prepare_error" in res:
+            ranks.append({**empty_rank_record(r), "error": res["prepare_error"]})
+        else:  # hung or crashed: what it had recorded so far, and why it stopped
+            rec = dict(res.get("partial") or empty_rank_record(r))
+            rec["error"] = res["failure"]
+            ranks.append(rec)
+    return None, ranks
+
+
+# ----------------------------------------------------------------------------------------------------------------
 
 
 def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
@@ -726,6 +882,9 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             out.update(error=error, ranks=ranks)
         elif family == "scheduler":
             out.update(error=None, ranks=record_scheduler(config, hang_timeout))
+        elif family == "accelerator":
+            error, ranks = record_accelerator(config, hang_timeout)
+            out.update(error=error, ranks=ranks)
         else:
             check_loader_config(config)
             # Dispatch and rng synchronisation need real collectives: a gloo group of processes.
