@@ -18,6 +18,17 @@ trace::ErrorRecord record(const AccelerateError& e) {
   return {e.where(), std::string(python_name(e.type())), e.message(), std::nullopt};
 }
 
+// A case-level error as the user's script meets it: through Accelerator.prepare and set_seed when the
+// script uses an Accelerator, through prepare_data_loader and torch.manual_seed when it calls them.
+trace::ErrorRecord case_error(const trace::LoaderCase& config, const AccelerateError& e) {
+  trace::ErrorRecord r = record(e);
+  if (config.api == "accelerator") {
+    if (r.where == "prepare_data_loader") r.where = "Accelerator.prepare";
+    if (r.where == "torch.manual_seed") r.where = "set_seed";
+  }
+  return r;
+}
+
 template <typename T>
 void read_attribute(const Attribute<T>& attr, const char* name, std::optional<T>& out,
                     std::map<std::string, trace::ErrorRecord>& errors) {
@@ -144,7 +155,8 @@ bool ranks_shuffle_differently(const trace::LoaderCase& c) {
 }
 
 bool reports_error_rank(const trace::LoaderCase& config) {
-  return config.multiprocess || needs_communicator(config);
+  // The recorder runs an Accelerator's ranks as real processes (or one) and names the failing one.
+  return config.multiprocess || config.api == "accelerator" || needs_communicator(config);
 }
 
 bool needs_communicator(const trace::LoaderCase& config) {
@@ -196,7 +208,7 @@ trace::Trace simulate(const trace::LoaderCase& config) {
       try {
         (void)process_seed(config, r);
       } catch (const AccelerateError& e) {
-        t.error = record(e);
+        t.error = case_error(config, e);
         if (reports_error_rank(config)) t.error->rank = r;
         t.body = std::vector<trace::RankRecord>{};
         return t;
@@ -218,7 +230,7 @@ trace::Trace simulate(const trace::LoaderCase& config) {
       for (std::int64_t r = 0; r < world; ++r) ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r);
     }
   } catch (const AccelerateError& e) {
-    t.error = record(e);
+    t.error = case_error(config, e);
     if (reports_error_rank(config)) t.error->rank = 0;
     ranks.clear();
   }

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/accelerator_options.hpp"
 #include "core/batch.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "scheduler_trace.hpp"
@@ -33,7 +34,10 @@ enum class LoaderRole { Prepared, Skipped };
 
 // Families `map`, `iterable`, `seedable`, `skip`, `dispatch`: prepare_data_loader (+ skip_first_batches).
 struct LoaderCase {
+  // "prepare_data_loader" (+skip_first_batches), or "accelerator": Accelerator(...).prepare(dl), whose
+  // options `accelerator` holds and `prepare` already resolves.
   std::string api = "prepare_data_loader";
+  std::optional<AcceleratorOptions> accelerator;
   DataLoaderArgs loader;
   PrepareOptions prepare;  // process_index is set per rank by the simulator
   // A Python int; each process called torch.manual_seed with it (plus its rank with seed_per_rank).

@@ -14,6 +14,57 @@ namespace {
 // The seed of the generator the golden recorder's iterable dataset owns (dataset_generator: true).
 constexpr std::uint64_t kDatasetGeneratorSeed = kTorchDefaultSeed;  // a fresh torch.Generator()
 
+// api "accelerator": Accelerator(**config.accelerator).prepare(dl) after set_seed(config.set_seed). The
+// options are resolved here, once, into the prepare_data_loader arguments the simulator reads.
+void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
+  for (const char* key : {"split_batches", "even_batches", "use_seedable_sampler", "data_seed", "dispatch_batches",
+                          "put_on_device", "rng_types", "torch_manual_seed", "seed_per_rank"}) {
+    if (f.find(key)) {
+      fail(key, "is a prepare_data_loader argument; with api \"accelerator\" give it in config.accelerator "
+                "(or set_seed / set_seed_device_specific for the seeds)");
+    }
+  }
+  AcceleratorOptions a;
+  if (const Json* obj = f.find("accelerator")) {
+    if (!obj->is_object()) fail("accelerator", "must be an object of Accelerator / DataLoaderConfiguration options");
+    const Fields o(*obj, "accelerator.");
+    static const char* const known[] = {"device_placement", "rng_types", "split_batches", "dispatch_batches",
+                                        "even_batches", "use_seedable_sampler", "data_seed", "non_blocking",
+                                        "use_stateful_dataloader"};
+    for (const auto& [key, value] : obj->items()) {
+      if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
+        o.fail_on(key, "is not an option this project models (known: device_placement, rng_types, split_batches, "
+                       "dispatch_batches, even_batches, use_seedable_sampler, data_seed, non_blocking, "
+                       "use_stateful_dataloader)");
+      }
+    }
+    a.device_placement = o.boolean("device_placement", true);
+    if (const Json* rt = o.find("rng_types")) {
+      if (!rt->is_array()) o.fail_on("rng_types", "must be null or a list of \"generator\" / \"torch\"");
+      a.rng_types_include_generator = false;
+      for (const Json& t : *rt) {
+        if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") o.fail_on("rng_types", "unknown rng type " + t.dump());
+        if (t == "generator") a.rng_types_include_generator = true;
+      }
+    }
+    auto& d = a.dataloader_config;
+    d.split_batches = o.boolean("split_batches", false);
+    if (o.find("dispatch_batches")) d.dispatch_batches = o.boolean("dispatch_batches", false);
+    d.even_batches = o.boolean("even_batches", true);
+    d.use_seedable_sampler = o.boolean("use_seedable_sampler", false);
+    d.data_seed = o.python_seed("data_seed");
+    d.non_blocking = o.boolean("non_blocking", false);
+    d.use_stateful_dataloader = o.boolean("use_stateful_dataloader", false);
+  }
+  lc.accelerator = a;
+  lc.prepare = prepare_options_of(a, lc.prepare.num_processes, 0);
+  // set_seed(N) seeds torch's global generator with N; device_specific adds the process index.
+  lc.torch_manual_seed = f.python_seed("set_seed");
+  lc.seed_per_rank = f.boolean("set_seed_device_specific", false);
+  if (lc.seed_per_rank && !lc.torch_manual_seed) fail("set_seed_device_specific", "needs set_seed");
+  (void)c;
+}
+
 LoaderCase parse_loader(const Json& c) {
   const Fields f(c, "");
   LoaderCase lc;
@@ -52,6 +103,13 @@ LoaderCase parse_loader(const Json& c) {
       if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") fail("rng_types", "unknown rng type " + t.dump());
       if (t == "generator") lc.prepare.synchronize_generator = true;
     }
+  }
+  if (lc.api == "accelerator") {
+    const std::int64_t world = lc.prepare.num_processes;
+    const TorchVersion torch = lc.prepare.torch_version;
+    parse_accelerator(f, c, lc);
+    lc.prepare.num_processes = world;
+    lc.prepare.torch_version = torch;
   }
   lc.skip_first_batches = f.optional_integer("skip_first_batches", 0);
   lc.epochs = f.integer("epochs", 1, 0);
@@ -225,6 +283,7 @@ void dump_into(std::ostringstream& os, const Json& v, int indent) {
 std::string family_of(const Json& config) {
   const std::string api = config.value("api", std::string("prepare_data_loader"));
   if (api.rfind("Accelerator.prepare", 0) == 0 || api.rfind("AcceleratedScheduler", 0) == 0) return "scheduler";
+  if (api == "accelerator") return "accelerator";
   if (api == "BatchSamplerShard") return "bss_varying";
   if (api == "SeedableRandomSampler") return "randperm";
   if (config.contains("dispatch_batches") && config["dispatch_batches"] == true) return "dispatch";
@@ -239,7 +298,7 @@ CaseConfig parse_config(const Json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object");
   const Fields f(config, "");
   const std::string api = f.string_or("api", "prepare_data_loader");
-  static const char* const known[] = {"prepare_data_loader", "prepare_data_loader+skip_first_batches",
+  static const char* const known[] = {"accelerator", "prepare_data_loader", "prepare_data_loader+skip_first_batches",
                                       "BatchSamplerShard", "SeedableRandomSampler",
                                       "Accelerator.prepare+AcceleratedScheduler", "AcceleratedScheduler.step(direct)"};
   if (std::find(std::begin(known), std::end(known), api) == std::end(known)) {
