@@ -186,8 +186,9 @@ def check_loader_config(c):
         raise BadInput('config.dataset_kind: must be "map" or "iterable"')
     tv = c.get("torch_version")
     if tv is not None:
-        running = ".".join(torch.__version__.split(".")[:2])
-        if not (tv == running or (tv == "2.6" and int(torch.__version__.split(".")[0]) >= 2)):
+        major, minor = (int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+        # "2.6" stands for every torch from 2.6 on (the simulator's two randperm loops: 1.13 .. 2.5, and >= 2.6).
+        if not ((tv == "1.13" and major < 2) or (tv == "2.6" and (major, minor) >= (2, 6))):
             print(f"record: note: config.torch_version is {tv!r} but the reference runs torch {torch.__version__}; "
                   "torch's randperm differs between them only for n >= 214,748,364", file=sys.stderr)
     if c.get("shuffle") and c.get("torch_manual_seed") is None and (

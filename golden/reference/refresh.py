@@ -1,9 +1,10 @@
 """Re-records golden cases with the real Accelerate and compares them with the committed ones.
 
-    refresh.py [CASE ...] [--family F] [--write] [--keep DIR] [-j N] [--hang-timeout S] [--quiet]
+    refresh.py [CASE ...] [--family F] [--dir DIR] [--write] [--keep DIR] [-j N] [--hang-timeout S] [--quiet]
 
 CASE is a case name, a path to a case file, or a shell pattern over case names (`map-n3-*`); none means every case
-in golden/cases. Each case is recorded into a temporary folder (kept with --keep DIR) and compared with the committed
+in the cases folder: --dir, else golden/cases on torch 1.x and golden/cases-torch2 on torch >= 2 (each set was
+recorded on that torch). Each case is recorded into a temporary folder (kept with --keep DIR) and compared with the committed
 file, ignoring the `reference` object (provenance). One line per case: `identical`, or `changed` with the first
 differing path and both values, or `failed` when recording itself failed. Nothing is overwritten unless --write is
 given, and then only the changed files. Exit codes: 0 every case identical, 1 some changed or failed, 2 bad usage.
@@ -28,7 +29,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import goldjson  # noqa: E402
 import record  # noqa: E402
 
-CASES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cases")
+GOLDEN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def default_cases_dir():
+    torch_major = int(record.torch.__version__.split(".")[0])
+    return os.path.join(GOLDEN_DIR, "cases-torch2" if torch_major >= 2 else "cases")
 
 
 def first_difference(expected, actual, path=""):
@@ -76,8 +82,8 @@ def compact(v):
     return s if len(s) <= 200 else s[:197] + "..."
 
 
-def select_cases(patterns, family):
-    every = sorted(glob.glob(os.path.join(CASES_DIR, "*.json")))
+def select_cases(patterns, family, cases_dir):
+    every = sorted(glob.glob(os.path.join(cases_dir, "*.json")))
     names = {os.path.basename(p)[:-5]: p for p in every}
     chosen = []
     if not patterns:
@@ -133,6 +139,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="golden/refresh", description=__doc__.split("\n\n")[0])
     p.add_argument("cases", nargs="*", help="case names, case files or name patterns (default: every case)")
     p.add_argument("--family", help="only cases of this family")
+    p.add_argument("--dir", help="the cases folder (default: golden/cases on torch 1.x, golden/cases-torch2 on torch 2)")
     p.add_argument("--write", action="store_true", help="overwrite the committed files of the changed cases")
     p.add_argument("--keep", metavar="DIR", help="record into DIR (kept) instead of a temporary folder")
     p.add_argument("-j", "--jobs", type=int, default=1, help="cases recorded at once (default 1)")
@@ -141,7 +148,7 @@ def main(argv=None):
     p.add_argument("--quiet", action="store_true", help="print only the changed/failed cases and the totals")
     args = p.parse_args(argv)
 
-    cases = select_cases(args.cases, args.family)
+    cases = select_cases(args.cases, args.family, args.dir or default_cases_dir())
     if not cases:
         print("refresh: no cases selected", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
-// Every reference case in golden/ (recorded from the real Accelerate) against the simulator.
+// Every reference case in golden/ (recorded from the real Accelerate) against the simulator: golden/cases
+// (torch 1.13 with shims) and golden/cases-torch2 (a current PyPI torch, no shims).
 //
 // A case matches only when the whole trace is identical (reference provenance aside). Families this
 // build does not simulate are counted and named as "not yet covered": never counted as matched.
@@ -27,45 +28,74 @@ Json load(const std::filesystem::path& p) {
   return accel::trace::parse_text(ss.str(), p.string());
 }
 
-TEST(Golden, EveryCaseMatchesAccelerate) {
+std::vector<std::filesystem::path> case_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(ACCEL_GOLDEN_DIR)) {
+  if (!std::filesystem::is_directory(dir)) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  ASSERT_GT(files.size(), 300u) << "golden cases missing from " << ACCEL_GOLDEN_DIR;
+  return files;
+}
 
-  int matched = 0, differed = 0;
+struct Tally {
+  int files = 0, matched = 0, differed = 0;
   std::map<std::string, int> matched_by_family;
-  // A case whose config this build cannot read is named and counted, never passed.
-  std::vector<std::string> not_covered;
+  std::vector<std::string> not_covered;  // named and counted, never passed
+};
+
+// `set` prefixes every message, since both folders hold cases of the same names.
+void check_cases(const std::vector<std::filesystem::path>& files, const std::string& set, Tally& t) {
   for (const auto& file : files) {
+    ++t.files;
     const Json expected = load(file);
-    const std::string name = expected.at("case").get<std::string>();
+    const std::string name = set + "/" + expected.at("case").get<std::string>();
     accel::trace::CaseConfig config;
     try {
       config = accel::trace::parse_config(expected.at("config"));
     } catch (const accel::trace::ConfigError& e) {
-      not_covered.push_back(name + " (" + e.what() + ")");
+      t.not_covered.push_back(name + " (" + e.what() + ")");
       continue;
     }
-    Json actual = accel::trace::to_json(name, expected.at("config"), accel::sim::simulate_case(config));
+    Json actual = accel::trace::to_json(expected.at("case").get<std::string>(), expected.at("config"),
+                                        accel::sim::simulate_case(config));
     if (const auto d = accel::trace::first_divergence(expected, actual)) {
-      ++differed;
+      ++t.differed;
       ADD_FAILURE() << name << ": " << accel::trace::describe(*d);
     } else {
-      ++matched;
-      ++matched_by_family[expected.at("family").get<std::string>()];
+      ++t.matched;
+      ++t.matched_by_family[expected.at("family").get<std::string>()];
     }
   }
+}
+
+TEST(Golden, EveryCaseMatchesAccelerate) {
+  const auto torch113 = case_files(ACCEL_GOLDEN_DIR);
+  const auto torch2 = case_files(ACCEL_GOLDEN_TORCH2_DIR);
+  ASSERT_GT(torch113.size(), 300u) << "golden cases missing from " << ACCEL_GOLDEN_DIR;
+  ASSERT_GE(torch2.size(), 100u) << "torch-2 golden cases missing from " << ACCEL_GOLDEN_TORCH2_DIR;
+
+  // A torch-2 case recorded on the torch-1.13 reference by mistake would pass for the wrong reason.
+  for (const auto& file : torch2) {
+    const Json ref = load(file).at("reference");
+    EXPECT_EQ(ref.at("torch").get<std::string>().rfind("2.", 0), 0u) << file << ": not recorded on torch 2";
+    EXPECT_TRUE(ref.at("shims").empty()) << file << ": recorded with shims";
+  }
+
+  Tally t;
+  check_cases(torch113, "cases", t);
+  const int matched113 = t.matched;
+  check_cases(torch2, "cases-torch2", t);
+
   std::string families;
-  for (const auto& [family, n] : matched_by_family) families += (families.empty() ? "" : ", ") + family + " " + std::to_string(n);
-  std::cout << "golden: " << matched << " matched, " << differed << " differed, " << not_covered.size()
-            << " not yet covered (matched by family: " << families << ")\n";
-  for (const auto& n : not_covered) std::cout << "  not yet covered: " << n << "\n";
-  EXPECT_EQ(differed, 0);
-  EXPECT_TRUE(not_covered.empty());
-  EXPECT_EQ(matched, static_cast<int>(files.size()));
+  for (const auto& [family, n] : t.matched_by_family) families += (families.empty() ? "" : ", ") + family + " " + std::to_string(n);
+  std::cout << "golden: " << t.matched << " matched, " << t.differed << " differed, " << t.not_covered.size()
+            << " not yet covered (cases " << matched113 << " + cases-torch2 " << t.matched - matched113
+            << " matched; by family: " << families << ")\n";
+  for (const auto& n : t.not_covered) std::cout << "  not yet covered: " << n << "\n";
+  EXPECT_EQ(t.differed, 0);
+  EXPECT_TRUE(t.not_covered.empty());
+  EXPECT_EQ(t.matched, t.files);
 }
 
 }  // namespace
