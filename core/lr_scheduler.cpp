@@ -109,7 +109,7 @@ double LRScheduler::next_lr() const {
   const auto& p = std::get<OneCycleLinearSchedule>(spec_);
   if (s > p.total_steps) {
     throw AccelerateError(PyErrorType::ValueError, "scheduler.step",
-                          "Tried to step " + std::to_string(s + 1) + " times. The specified number of total steps is " +
+                          "Tried to step " + std::to_string(p.torch_version == TorchVersion::v1_13 ? s + 1 : s) + " times. The specified number of total steps is " +
                               std::to_string(p.total_steps));
   }
   const double initial_lr = p.max_lr / p.div_factor;

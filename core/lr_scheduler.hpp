@@ -14,6 +14,8 @@
 #include <string>
 #include <variant>
 
+#include "randperm.hpp"
+
 namespace accel {
 
 // LambdaLR with f(s) = s / max(1, w) while s < w, then max(0, (t - s) / max(1, t - w)).
@@ -52,6 +54,8 @@ struct OneCycleLinearSchedule {
   double pct_start = 0.3;
   double div_factor = 25.0;
   double final_div_factor = 1e4;
+  // Only the overrun message differs: torch 1.13 counts the failing step from 1, torch 2 from 0.
+  TorchVersion torch_version = TorchVersion::v2_6;
 };
 
 using ScheduleSpec = std::variant<LinearWarmupSchedule, CosineWarmupSchedule, ConstantWarmupSchedule, StepSchedule,

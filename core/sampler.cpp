@@ -38,7 +38,7 @@ SampleOrder Sampler::iterate() {
     }
     case SamplerKind::SeedableRandom: {
       const PythonInt seed = options_.initial_seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
-      TorchGenerator gen(torch_seed_or_raise(seed, "iterate"));
+      TorchGenerator gen(torch_seed_or_raise(seed, "iterate", options_.torch_version));
       if (mutant(Mutation::SeedFromEntropy)) gen.manual_seed(std::random_device{}());
       SampleOrder order = draw(gen);
       ++epoch_;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "randperm.hpp"
 
 namespace accel {
 
@@ -21,7 +22,7 @@ using PythonInt = __int128;
 inline constexpr PythonInt kTorchSeedMin = -(PythonInt{1} << 63);
 inline constexpr PythonInt kTorchSeedEnd = PythonInt{1} << 64;  // first value torch cannot unpack
 
-inline constexpr const char* kSeedOverflowMessage = "Overflow when unpacking long";
+
 
 // The 64-bit seed torch stores for manual_seed(v), or nullopt where torch raises.
 constexpr std::optional<std::uint64_t> unpack_torch_seed(PythonInt v) noexcept {
@@ -29,10 +30,15 @@ constexpr std::optional<std::uint64_t> unpack_torch_seed(PythonInt v) noexcept {
   return static_cast<std::uint64_t>(v);  // two's complement of a negative seed, as torch keeps it
 }
 
-// manual_seed(v)'s stored seed; raises torch's RuntimeError (reported at `where`) when v does not fit.
-inline std::uint64_t torch_seed_or_raise(PythonInt v, const std::string& where) {
+// manual_seed(v)'s stored seed; raises what torch raises (reported at `where`) when v does not fit:
+// torch 1.13's RuntimeError("Overflow when unpacking long"), current torch's ValueError("Overflow when
+// unpacking long long").
+inline std::uint64_t torch_seed_or_raise(PythonInt v, const std::string& where, TorchVersion torch) {
   const auto seed = unpack_torch_seed(v);
-  if (!seed) throw AccelerateError(PyErrorType::RuntimeError, where, kSeedOverflowMessage);
+  if (!seed) {
+    if (torch == TorchVersion::v1_13) throw AccelerateError(PyErrorType::RuntimeError, where, "Overflow when unpacking long");
+    throw AccelerateError(PyErrorType::ValueError, where, "Overflow when unpacking long long");
+  }
   return *seed;
 }
 

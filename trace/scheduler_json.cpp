@@ -78,6 +78,11 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   c.split_batches = f.boolean("split_batches", false);
   c.step_with_optimizer = f.boolean("step_with_optimizer", true);
   c.scheduler = parse_schedule(config);
+  const std::string torch_version = f.string_or("torch_version", "2.6");
+  if (torch_version != "2.6" && torch_version != "1.13") f.fail_on("torch_version", "must be \"2.6\" (current) or \"1.13\"");
+  if (auto* onecycle = std::get_if<OneCycleLinearSchedule>(&c.scheduler)) {
+    onecycle->torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
+  }
   c.skipped_micro_steps = f.integers("skipped_micro_steps");
   if (f.find("overflow_prob")) {
     c.overflow_prob = f.number("overflow_prob", std::nullopt);

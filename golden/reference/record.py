@@ -215,11 +215,22 @@ def epochs_of(c):
     return epochs, schedule, set_epoch
 
 
+class SeedRefused(Exception):
+    """torch.manual_seed refused the script's seed (+ rank), before the DataLoader or Accelerate ran."""
+
+    def __init__(self, exc):
+        super().__init__(str(exc))
+        self.exc = exc
+
+
 def build_user_dataloader(c, tensors, rank=0):
     n = c["dataset_len"]
     if c.get("torch_manual_seed") is not None:
         # seed_per_rank: each process called set_seed(seed + process_index).
-        torch.manual_seed(c["torch_manual_seed"] + (rank if c.get("seed_per_rank") else 0))
+        try:
+            torch.manual_seed(c["torch_manual_seed"] + (rank if c.get("seed_per_rank") else 0))
+        except (RuntimeError, ValueError) as exc:  # 1.13 raises RuntimeError, torch 2 ValueError
+            raise SeedRefused(exc)
     if c.get("dataset_kind", "map") == "iterable":
         ds = GeneratorIterableDataset(n, tensors) if c.get("dataset_generator") else RangeIterableDataset(n, tensors)
         return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False))
@@ -317,8 +328,8 @@ def record_loader_single(c):
     for r in range(n):
         try:
             dl = build_user_dataloader(c, tensors=False, rank=r)
-        except RuntimeError as exc:  # torch.manual_seed refused the script's seed (+ rank): before Accelerate
-            return error_object(exc, "torch.manual_seed"), []
+        except SeedRefused as refused:
+            return error_object(refused.exc, "torch.manual_seed"), []
         except ValueError as exc:  # torch's DataLoader / RandomSampler refused the user's loader
             return error_object(exc, "DataLoader"), []
         kwargs = dict(num_processes=n, process_index=r, split_batches=c.get("split_batches", False),
@@ -346,8 +357,8 @@ def loader_worker(c, rank, progress):
         Accelerator(cpu=True)
     try:
         dl = build_user_dataloader(c, tensors=True, rank=rank)
-    except RuntimeError as exc:
-        return {"seed_error": error_object(exc, "torch.manual_seed")}
+    except SeedRefused as refused:
+        return {"seed_error": error_object(refused.exc, "torch.manual_seed")}
     except ValueError as exc:
         return {"prepare_error": error_object(exc, "DataLoader")}
     rng_types = list(c["rng_types"]) if c.get("rng_types") else None
@@ -712,11 +723,11 @@ def record_scheduler(c, hang_timeout):
 ACCELERATOR_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "num_processes", "drop_last",
                            "shuffle", "generator_seed", "dataset_generator", "epochs", "schedule", "set_epoch",
                            "skip_first_batches", "set_seed", "set_seed_device_specific", "accelerator",
-                           "multiprocess")
+                           "multiprocess", "torch_version")
 # config.accelerator keys that are Accelerator(...) arguments; the others are DataLoaderConfiguration fields.
 ACCELERATOR_KWARGS = ("device_placement", "rng_types")
 DATALOADER_CONFIGURATION_FIELDS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",
-                                   "data_seed", "non_blocking")
+                                   "data_seed", "non_blocking", "use_stateful_dataloader")
 
 
 def _is_int(v):

@@ -13,9 +13,9 @@ import json
 import os
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EVERY = {"dispatch": 1, "bss_varying": 1, "randperm": 1, "scheduler": 1, "iterable": 2, "seedable": 2, "skip": 2,
+EVERY = {"accelerator": 1, "dispatch": 1, "bss_varying": 1, "randperm": 1, "scheduler": 1, "iterable": 2, "seedable": 2, "skip": 2,
          "map": 4}
-LOADER_FAMILIES = ("map", "iterable", "seedable", "skip", "dispatch")
+LOADER_FAMILIES = ("accelerator", "map", "iterable", "seedable", "skip", "dispatch")
 
 
 def main():
@@ -35,7 +35,7 @@ def main():
         if os.path.exists(target):
             continue
         config = dict(case["config"])
-        if family in LOADER_FAMILIES:
+        if family in LOADER_FAMILIES or "torch_version" in config:
             config["torch_version"] = "2.6"
         with open(target, "w") as f:
             json.dump({"case": case["case"], "family": family, "config": config}, f, indent=2)

@@ -89,11 +89,22 @@ TEST(Sampler, SeedableSeedPastTorchsRangeRaisesOnTheEpochThatReachesIt) {
     s.iterate();
     FAIL() << "epoch 1 seeds manual_seed(2^64), which torch refuses";
   } catch (const AccelerateError& e) {
-    EXPECT_EQ(e.type(), PyErrorType::RuntimeError);
-    EXPECT_EQ(e.message(), "Overflow when unpacking long");
+    // Current torch (checked on 2.15) raises ValueError; torch 1.13 raised RuntimeError.
+    EXPECT_EQ(e.type(), PyErrorType::ValueError);
+    EXPECT_EQ(e.message(), "Overflow when unpacking long long");
     EXPECT_EQ(e.where(), "iterate");
   }
   EXPECT_EQ(s.epoch(), 1) << "the epoch only advances after a full pass";
+  o.torch_version = TorchVersion::v1_13;
+  Sampler old_torch(o);
+  old_torch.set_epoch(1);
+  try {
+    old_torch.iterate();
+    FAIL() << "torch 1.13 refuses 2^64 too";
+  } catch (const AccelerateError& e) {
+    EXPECT_EQ(e.type(), PyErrorType::RuntimeError);
+    EXPECT_EQ(e.message(), "Overflow when unpacking long");
+  }
 }
 
 TEST(Sampler, NegativeDataSeedPlusEpochIsAPythonSumNotAWrap) {
