@@ -17,8 +17,8 @@
 
 #include "cli/compare_reference.hpp"
 #include "cli/launcher.hpp"
+#include "cli/loader_flags.hpp"
 #include "cli/rank_driver.hpp"
-#include "cli/seed_text.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
@@ -51,96 +51,7 @@ std::string read_source(const std::string& path) {
   return ss.str();
 }
 
-// Flags named after Accelerate's options, gathered into a golden-schema config.
-struct LoaderFlags {
-  std::int64_t ranks = 1;
-  std::int64_t dataset_len = -1;
-  std::int64_t batch_size = 1;
-  bool split_batches = false;
-  bool even_batches = true;
-  bool drop_last = false;
-  bool shuffle = false;
-  bool seedable = true;
-  std::optional<std::string> seed;        // Python ints: cli/seed_text.hpp reads them
-  std::optional<std::string> torch_seed;
-  std::optional<std::int64_t> skip_batches;
-  std::int64_t epochs = 1;
-  std::string torch_version = "2.6";
-  std::string dataset = "map";
-  bool dispatch_on = false;
-  bool dispatch_off = false;
-  bool put_on_device = false;
-  std::string rng_types = "generator";
-  bool seed_per_rank = false;
-  bool dataset_generator = false;
-
-  void add_to(CLI::App& app) {
-    app.add_option("--ranks,--num-processes", ranks, "number of ranks (num_processes)")->check(CLI::PositiveNumber);
-    app.add_option("--dataset-len", dataset_len, "number of samples in the (map-style) dataset")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--batch-size", batch_size, "batch_size of the user's DataLoader")->check(CLI::PositiveNumber);
-    app.add_flag("--split-batches", split_batches, "split_batches=True");
-    app.add_flag("--even-batches,!--no-even-batches", even_batches, "even_batches (default on)");
-    app.add_flag("--drop-last", drop_last, "drop_last=True on the user's DataLoader");
-    app.add_flag("--shuffle", shuffle, "shuffle=True (SeedableRandomSampler unless --no-seedable-sampler)");
-    app.add_flag("!--no-seedable-sampler", seedable, "keep torch's RandomSampler (use_seedable_sampler=False)");
-    app.add_option("--seed", seed, "data_seed of the seedable sampler");
-    app.add_option("--torch-seed", torch_seed, "torch.manual_seed of every process");
-    app.add_option("--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--epochs", epochs, "passes over the loader")->check(CLI::PositiveNumber);
-    app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
-        ->check(CLI::IsMember({"2.6", "1.13"}));
-    app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")
-        ->check(CLI::IsMember({"map", "iterable"}));
-    app.add_flag("--dispatch-batches", dispatch_on,
-                 "dispatch_batches=True (default: Accelerate's, on for iterable datasets with --put-on-device)");
-    app.add_flag("--no-dispatch-batches", dispatch_off, "dispatch_batches=False");
-    app.add_flag("--put-on-device", put_on_device, "put_on_device=True (Accelerator's device_placement)");
-    app.add_option("--rng-types", rng_types,
-                   "generator (Accelerator's default: rank 0's sampler generator is broadcast every pass) or none")
-        ->check(CLI::IsMember({"generator", "none"}));
-    app.add_flag("--seed-per-rank", seed_per_rank, "each rank called torch.manual_seed(torch_seed + rank)");
-    app.add_flag("--dataset-generator", dataset_generator,
-                 "the iterable dataset owns a torch.Generator and yields a fresh randperm every pass");
-  }
-
-  Json config() const {
-    if (dataset_len < 0) throw accel::trace::ConfigError("--dataset-len: is required (a number >= 0)");
-    Json c;
-    c["api"] = skip_batches ? "prepare_data_loader+skip_first_batches" : "prepare_data_loader";
-    c["dataset_kind"] = dataset;
-    c["dataset_len"] = dataset_len;
-    c["batch_size"] = batch_size;
-    c["num_processes"] = ranks;
-    c["split_batches"] = split_batches;
-    c["even_batches"] = even_batches;
-    c["drop_last"] = drop_last;
-    c["shuffle"] = shuffle;
-    c["use_seedable_sampler"] = shuffle && seedable;
-    c["data_seed"] = seed ? accel::cli::seed_json(accel::cli::parse_seed(*seed, "--seed")) : Json(nullptr);
-    c["torch_manual_seed"] =
-        torch_seed ? accel::cli::seed_json(accel::cli::parse_seed(*torch_seed, "--torch-seed")) : Json(nullptr);
-    if (dispatch_on && dispatch_off) throw accel::trace::ConfigError("--dispatch-batches: conflicts with --no-dispatch-batches");
-    c["dispatch_batches"] = dispatch_on ? Json(true) : dispatch_off ? Json(false) : Json(nullptr);
-    c["put_on_device"] = put_on_device;
-    c["dataset_generator"] = dataset_generator;
-    c["rng_types"] = rng_types == "none" ? Json(nullptr) : Json::array({rng_types});
-    c["seed_per_rank"] = seed_per_rank;
-    c["epochs"] = epochs;
-    Json schedule = Json::array();
-    for (std::int64_t e = 0; e < epochs; ++e) schedule.push_back(skip_batches && e == 0 ? "skipped" : "prepared");
-    c["schedule"] = schedule;
-    c["set_epoch"] = nullptr;
-    c["skip_first_batches"] = skip_batches ? Json(*skip_batches) : Json(nullptr);
-    c["multiprocess"] = false;
-    c["torch_version"] = torch_version;
-    if (dataset_generator && dataset != "iterable") {
-      throw accel::trace::ConfigError("--dataset-generator: needs --dataset iterable");
-    }
-    return c;
-  }
-};
+using accel::cli::LoaderFlags;
 
 int run_trace(const std::string& config_path, const LoaderFlags& flags, const accel::cli::TrainingFlags& training, bool from_flags) {
   Json file;
@@ -287,6 +198,20 @@ std::optional<std::int64_t> world_from_env() {
   return v;
 }
 
+// The user's launch setup (an `accelerate config` file, Accelerate's ACCELERATE_* variables) under the
+// command line: what it sets is applied to the flags the command line left alone.
+accel::cli::AccelerateConfigFile apply_launch_setup(LoaderFlags& flags, accel::cli::TrainingFlags* training,
+                                                    const CLI::App& cmd) {
+  auto setup = flags.config_file.empty() ? accel::cli::AccelerateConfigFile{}
+                                         : accel::cli::read_accelerate_config_file(flags.config_file);
+  accel::cli::apply_accelerate_environment(setup, [](const char* name) { return std::getenv(name); });
+  flags.apply(setup, cmd);
+  if (training && setup.gradient_accumulation_steps && cmd.count("--grad-accum") == 0) {
+    training->grad_accum = *setup.gradient_accumulation_steps;
+  }
+  return setup;
+}
+
 struct ReportOptions {
   bool json = false;
   std::string html_path;
@@ -307,7 +232,8 @@ std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlag
   return accel::reports::summarize_training(training_case, rank0);
 }
 
-int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out) {
+int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out,
+                const accel::cli::AccelerateConfigFile& setup) {
   training.validate(flags.skip_batches.has_value());
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
@@ -315,6 +241,15 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   if (!out.html_path.empty()) what_if_options.coverage_bins = accel::reports::kHtmlCoverageBins;
   accel::cli::Progress progress(config.loader.dataset_len >= accel::cli::kProgressMinSamples);
   what_if_options.progress = progress.callback();
+  accel::reports::LaunchSetup launch;
+  launch.config_file = setup.path;
+  launch.used = setup.used;
+  launch.ignored = setup.ignored;
+  launch.mixed_precision = flags.mixed_precision;
+  launch.use_cpu = flags.use_cpu;
+  launch.training = training.enabled();
+  launch.overflow_simulated = !training.overflow_steps.empty() || training.overflow_prob.has_value();
+  what_if_options.launch = launch;
   const auto report = accel::reports::what_if(config, what_if_options);
   progress.done();
   if (!out.html_path.empty()) {
@@ -404,6 +339,11 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*trace_cmd) apply_launch_setup(trace_flags, &trace_training, *trace_cmd);
+    if (*check_cmd) apply_launch_setup(check_flags, nullptr, *check_cmd);
+    if (*compare_cmd) apply_launch_setup(compare_flags, nullptr, *compare_cmd);
+    if (*run_cmd) apply_launch_setup(run_loader, nullptr, *run_cmd);
+    if (*launch_cmd) apply_launch_setup(launch_loader, nullptr, *launch_cmd);
     if (*trace_cmd) {
       const bool from_flags = config_path.empty();
       if (from_flags && trace_flags.dataset_len < 0) {
@@ -444,7 +384,8 @@ int main(int argc, char** argv) {
       }
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
-    return run_what_if(flags, training, report_options);
+    const auto setup = apply_launch_setup(flags, &training, app);
+    return run_what_if(flags, training, report_options, setup);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;

@@ -45,7 +45,7 @@ CLI::Validator probability() {
 
 void TrainingFlags::add_to(CLI::App& app) {
   options_ = {
-      app.add_option("--grad-accum", grad_accum, "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")
+      app.add_option("--grad-accum,--gradient-accumulation-steps,--gradient_accumulation_steps", grad_accum, "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")
           ->check(integer_at_least(1)),
       app.add_option("--warmup", warmup, "warm-up steps W of the schedule (onecycle: pct_start = W / total steps)")
           ->check(integer_at_least(0)),
@@ -114,10 +114,12 @@ Json TrainingFlags::schedule() const {
 }
 
 Json TrainingFlags::config(const Json& loader) const {
+  // An Accelerator's options sit in config.accelerator; prepare_data_loader's at the top level.
+  const Json& options = loader.contains("accelerator") ? loader["accelerator"] : loader;
   Json c;
   c["api"] = trace::kSchedulerLoopApi;
   c["num_processes"] = loader["num_processes"];
-  c["split_batches"] = loader["split_batches"];
+  c["split_batches"] = options["split_batches"];
   c["gradient_accumulation_steps"] = grad_accum;
   c["adjust_scheduler"] = true;  // GradientAccumulationPlugin's default, as a user leaves it
   c["sync_with_dataloader"] = true;
@@ -130,7 +132,7 @@ Json TrainingFlags::config(const Json& loader) const {
   c["skipped_micro_steps"] = overflow_steps;
   c["multiprocess"] = false;
   c["drop_last"] = loader["drop_last"];
-  c["even_batches"] = loader["even_batches"];
+  c["even_batches"] = options["even_batches"];
   if (overflow_prob) {
     c["overflow_prob"] = *overflow_prob;
     c["overflow_seed"] = *overflow_seed;

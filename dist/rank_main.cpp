@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
       record = accel::sim::simulate_rank(job.loader, env.rank, comm);
     } catch (const accel::AccelerateError& e) {
       // A configuration Accelerate rejects: part of the trace, as in the simulator.
-      case_error = accel::trace::ErrorRecord{e.where(), std::string(accel::python_name(e.type())), e.message(), std::nullopt};
+      case_error = accel::sim::case_error(job.loader, e);
     }
     if (dies) fault->die_now();
     // simulate_rank records a failed collective as a "Hang" in the trace; only a dead or silent peer

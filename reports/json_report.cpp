@@ -6,12 +6,26 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
   using Json = nlohmann::ordered_json;
   Json j;
   j["report_version"] = kReportVersion;
+  j["api"] = r.api;
+  j["accelerate_version"] = r.accelerate_version;
   j["num_processes"] = r.num_processes;
   j["dataset_len"] = r.dataset_len;
   j["dataset_kind"] = r.dataset_kind;
   j["order"] = r.order;
   j["torch_version"] = r.torch_version;
   j["randperm_loop"] = r.randperm_loop.empty() ? Json(nullptr) : Json(r.randperm_loop);
+  j["order_differs_every_run"] = r.unseeded_shuffle;
+  if (r.launch) {
+    Json l;
+    l["config_file"] = r.launch->config_file.empty() ? Json(nullptr) : Json(r.launch->config_file);
+    l["used"] = r.launch->used;
+    l["ignored"] = r.launch->ignored;
+    l["mixed_precision"] = r.launch->mixed_precision;
+    l["use_cpu"] = r.launch->use_cpu;
+    j["launch"] = std::move(l);
+  } else {
+    j["launch"] = nullptr;
+  }
   Json scenarios = Json::array();
   for (const Scenario& s : r.scenarios) {
     Json o;

@@ -39,13 +39,22 @@ std::string method_line(const WhatIfReport& r) {
 
 std::string render_terminal(const WhatIfReport& r) {
   std::ostringstream os;
-  os << "accel-sim what-if: " << r.num_processes << " ranks, " << r.dataset_len << " samples ("
+  os << "accel-sim what-if: " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << " (Accelerate "
+     << r.accelerate_version << "), " << r.num_processes << " ranks, " << r.dataset_len << " samples ("
      << r.dataset_kind << "-style, " << r.order << ")";
   const Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
   os << ", torch " << r.torch_version << " shuffle order";
   if (r.randperm_loop == "inside-out") os << " (inside-out randperm: n >= " << kRandpermInsideOutThreshold << ")";
-  os << "\n\n";
+  os << "\n";
+  if (r.launch && !r.launch->config_file.empty()) {
+    os << "  config file " << r.launch->config_file << "\n";
+  }
+  if (r.launch) {
+    for (const auto& u : r.launch->used) os << "    used:    " << u << "\n";
+    for (const auto& i : r.launch->ignored) os << "    ignored: " << i << "\n";
+  }
+  os << "\n";
   const std::size_t w0 = 36, w1 = 20, w2 = 10, w3 = 12, w4 = 10;
   os << "  " << cell("option", w0) << cell("steps/epoch", w1) << cell("samples", w2) << cell("duplicated", w3)
      << cell("dropped", w4) << "waits in a collective\n";

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/accelerate_release.hpp"
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
 #include "sim/simulator.hpp"
@@ -213,6 +214,25 @@ std::vector<BinStatus> coverage_strip(const trace::LoaderCase& c, std::int64_t b
 
 namespace {
 
+// No seed reaches the shuffle: torch seeds every process from the OS.
+bool unseeded_shuffle(const trace::LoaderCase& c) {
+  return c.loader.shuffle && !c.torch_manual_seed && !(c.prepare.use_seedable_sampler && c.prepare.data_seed) &&
+         !c.loader.generator_seed;
+}
+
+void add_launch_warnings(WhatIfReport& report) {
+  if (!report.launch) return;
+  const LaunchSetup& l = *report.launch;
+  if (l.mixed_precision == "fp16" && !l.use_cpu) {
+    // Accelerator.__init__ builds a GradScaler for fp16 on an accelerator (never on the CPU).
+    report.warnings.push_back(std::string("mixed_precision fp16: the loss scaler skips the optimizer step (and the "
+                                          "scheduler's) whenever the gradients overflow, so training takes more steps "
+                                          "than the table counts") +
+                              (l.training && !l.overflow_simulated ? "; --overflow-prob P --overflow-seed S simulates it"
+                                                                   : ""));
+  }
+}
+
 std::string ids_text(const std::vector<SampleId>& ids, std::int64_t total) {
   std::ostringstream os;
   // Consecutive ids read as ranges: "0-22".
@@ -258,14 +278,17 @@ void add_warnings(WhatIfReport& report) {
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
     w.push_back(os.str());
   }
-  const bool unseeded = s.config.loader.shuffle && !s.config.torch_manual_seed &&
-                        !(s.config.prepare.use_seedable_sampler && s.config.prepare.data_seed) && !s.config.loader.generator_seed;
-  if (unseeded) {
-    w.push_back(std::string("shuffle without a seed: torch seeds every process from the OS, so the order changes from run "
-                            "to run") +
-                (s.ranks_share_order ? "" : " and every rank shuffles differently (set_seed(seed) on every rank, or "
-                                            "data_seed, fixes it)") +
-                "; simulated with stand-in seeds");
+  if (s.config.loader.shuffle && s.config.prepare.data_seed && !s.config.prepare.use_seedable_sampler) {
+    w.push_back("data_seed is set but use_seedable_sampler is False: Accelerate only hands data_seed to "
+                "SeedableRandomSampler, so it has no effect (--use-seedable-sampler, or set_seed, seeds the shuffle)");
+  }
+  if (unseeded_shuffle(s.config)) {
+    w.push_back(std::string("shuffle without a seed: torch seeds every process from the OS, so the order differs every "
+                            "run") +
+                (s.ranks_share_order
+                     ? "; every rank follows one order, so the counts hold for every run (the ids shown are one run's)"
+                     : " and every rank shuffles differently, so which samples are duplicated or never seen changes too "
+                       "(the counts are one possible run); set_seed(seed) on every rank, or data_seed, fixes it"));
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;
@@ -307,6 +330,10 @@ void add_warnings(WhatIfReport& report) {
 
 WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   WhatIfReport report;
+  report.api = c.api == "accelerator" ? "accelerator" : "prepare_data_loader";
+  report.accelerate_version = kAccelerateVersion;
+  report.launch = options.launch;
+  report.unseeded_shuffle = unseeded_shuffle(c);
   report.num_processes = c.prepare.num_processes;
   report.dataset_len = c.loader.dataset_len;
   report.dataset_kind = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
@@ -314,10 +341,12 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   if (!c.loader.shuffle) {
     report.order = c.loader.dataset_generator_seed ? "dataset generator (randperm per pass)" : "sequential";
   } else if (c.prepare.use_seedable_sampler) {
-    report.order = "SeedableRandomSampler(seed=" +
-                   to_string(c.prepare.data_seed.value_or(c.torch_manual_seed.value_or(kTorchDefaultSeed))) + ")";
+    const auto seed = c.prepare.data_seed ? c.prepare.data_seed : c.torch_manual_seed;
+    report.order = seed ? "SeedableRandomSampler(seed=" + to_string(*seed) + ")"
+                        : "SeedableRandomSampler(no seed: differs every run)";
   } else {
-    report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised)" : " (not synchronised)");
+    report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised" : " (not synchronised") +
+                   (c.loader.generator_seed || c.torch_manual_seed ? ")" : ", no seed: differs every run)");
   }
 
   if (draws_randperm(c.loader)) report.randperm_loop = inside_out(c.loader, c.prepare) ? "inside-out" : "forward";
@@ -369,6 +398,7 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
                                        dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
   }
   add_warnings(report);
+  add_launch_warnings(report);
   return report;
 }
 

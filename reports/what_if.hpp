@@ -44,7 +44,24 @@ struct Scenario {
   std::vector<Occurrence> duplicate_occurrences;
 };
 
+// How the job is launched, as far as it changes the report: the `accelerate config` file's fields (used or
+// ignored, for the user to check the file was read as Accelerate reads it) and the mixed precision that
+// decides whether a loss scaler can skip optimizer steps.
+struct LaunchSetup {
+  std::string config_file;  // empty: none given
+  std::vector<std::string> used;
+  std::vector<std::string> ignored;
+  std::string mixed_precision = "no";
+  bool use_cpu = false;
+  bool training = false;            // --scheduler: the training loop is simulated
+  bool overflow_simulated = false;  // --overflow-steps / --overflow-prob given
+};
+
 struct WhatIfReport {
+  std::string api;                 // "accelerator" (Accelerator.prepare) or "prepare_data_loader"
+  std::string accelerate_version;  // the release whose semantics were simulated
+  std::optional<LaunchSetup> launch;
+  bool unseeded_shuffle = false;   // the order differs every run: ids shown are one possible run
   std::int64_t num_processes = 0;
   std::int64_t dataset_len = 0;
   std::string dataset_kind;
@@ -65,6 +82,7 @@ struct WhatIfOptions {
   std::int64_t coverage_bins = 0;
   // Called with a short line on the slow steps (drawing a large shuffle, replaying ranks, each option).
   std::function<void(const std::string&)> progress;
+  std::optional<LaunchSetup> launch;
 };
 
 // Analyses one configuration (one epoch, the first pass).

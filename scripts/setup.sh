@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libtorch-dev libgloo-dev librapidcheck-dev nlohmann-json3-dev libbenchmark-dev
-          libgtest-dev libgmock-dev libcli11-dev)
+          libgtest-dev libgmock-dev libcli11-dev libyaml-cpp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -18,16 +18,7 @@ trace::ErrorRecord record(const AccelerateError& e) {
   return {e.where(), std::string(python_name(e.type())), e.message(), std::nullopt};
 }
 
-// A case-level error as the user's script meets it: through Accelerator.prepare and set_seed when the
-// script uses an Accelerator, through prepare_data_loader and torch.manual_seed when it calls them.
-trace::ErrorRecord case_error(const trace::LoaderCase& config, const AccelerateError& e) {
-  trace::ErrorRecord r = record(e);
-  if (config.api == "accelerator") {
-    if (r.where == "prepare_data_loader") r.where = "Accelerator.prepare";
-    if (r.where == "torch.manual_seed") r.where = "set_seed";
-  }
-  return r;
-}
+
 
 template <typename T>
 void read_attribute(const Attribute<T>& attr, const char* name, std::optional<T>& out,
@@ -131,6 +122,15 @@ void run_ranks_together(std::int64_t world, F per_rank) {
 }
 
 }  // namespace
+
+trace::ErrorRecord case_error(const trace::LoaderCase& config, const AccelerateError& e) {
+  trace::ErrorRecord r = record(e);
+  if (config.api == "accelerator") {
+    if (r.where == "prepare_data_loader") r.where = "Accelerator.prepare";
+    if (r.where == "torch.manual_seed") r.where = "set_seed";
+  }
+  return r;
+}
 
 std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
   const auto r = static_cast<std::uint64_t>(rank);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "core/error.hpp"
 #include "trace/trace.hpp"
 
 namespace accel::sim {
@@ -34,6 +35,11 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank);
 // Whether the ranks of this case draw different epoch orders (an unsynchronised shuffle whose process
 // seeds differ), so no single order describes the job.
 bool ranks_shuffle_differently(const trace::LoaderCase& config);
+
+// A configuration error as the user's script meets it (rank not set): through Accelerator.prepare and
+// set_seed when the script uses an Accelerator, through prepare_data_loader and torch.manual_seed when it
+// calls them itself.
+trace::ErrorRecord case_error(const trace::LoaderCase& config, const AccelerateError& e);
 
 // Whether a case-level error names the rank that raised it: jobs of real processes do (multiprocess,
 // or ranks that must talk), as the golden recorder's gloo runs show.

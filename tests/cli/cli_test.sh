@@ -92,7 +92,7 @@ check_output "split_batches steps once" "1 scheduler step per optimizer step" \
   "$bin" --ranks 8 --dataset-len 1000 --batch-size 8 --split-batches --scheduler linear --total-steps 100
 check_output "skipped steps are counted" "3 taken, 2 skipped" \
   "$bin" --ranks 2 --dataset-len 20 --grad-accum 2 --scheduler step --step-size 3 --overflow-steps 1,2,5
-check_output "onecycle overrun is reported" "Tried to step 22 times" \
+check_output "onecycle overrun is reported" "Tried to step 21 times" \
   "$bin" --ranks 4 --dataset-len 100 --batch-size 4 --split-batches --scheduler onecycle --total-steps 20
 check "seeded overflow probability" 0 "$bin" --ranks 2 --dataset-len 50 --scheduler cosine --total-steps 40 --overflow-prob 0.2 --overflow-seed 3
 for sched in sched-lin-n2-nosplit-ga4-l10-2ep sched-direct-onecycle-n2-nosplit-adjust; do

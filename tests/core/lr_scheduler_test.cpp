@@ -97,6 +97,19 @@ TEST(LRScheduler, OneCycleLinearFollowsTorchsPhases) {
   EXPECT_LT(s.last_lr(), 0.0);
 }
 
+TEST(LRScheduler, OneCycleOverrunMessageOfTorch113CountsFromOne) {
+  OneCycleLinearSchedule spec{1.0, 12, 0.25, 25.0, 1e4};
+  spec.torch_version = TorchVersion::v1_13;
+  LRScheduler s(spec);
+  for (int k = 0; k < 12; ++k) s.step();
+  try {
+    s.step();
+    FAIL() << "stepping past total_steps must raise";
+  } catch (const AccelerateError& e) {
+    EXPECT_EQ(e.message(), "Tried to step 14 times. The specified number of total steps is 12");
+  }
+}
+
 TEST(LRScheduler, OneCyclePastTotalStepsRaisesAfterAdvancingItsCounters) {
   LRScheduler s(OneCycleLinearSchedule{1.0, 12, 0.25, 25.0, 1e4});
   for (int k = 0; k < 12; ++k) s.step();
@@ -106,7 +119,7 @@ TEST(LRScheduler, OneCyclePastTotalStepsRaisesAfterAdvancingItsCounters) {
     FAIL() << "stepping past total_steps must raise";
   } catch (const AccelerateError& e) {
     EXPECT_EQ(e.type(), PyErrorType::ValueError);
-    EXPECT_EQ(e.message(), "Tried to step 14 times. The specified number of total steps is 12");
+    EXPECT_EQ(e.message(), "Tried to step 13 times. The specified number of total steps is 12");  // torch >= 2 counts from 0
   }
   EXPECT_EQ(s.last_epoch(), 13);
   EXPECT_EQ(s.step_count(), 14);

@@ -1,0 +1,194 @@
+#include "cli/accelerate_config_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+
+#include "trace/trace_json.hpp"
+
+namespace accel::cli {
+namespace {
+
+using trace::ConfigError;
+
+[[noreturn]] void refuse(const std::string& field, const std::string& rule) {
+  throw ConfigError("config_file." + field + ": " + rule);
+}
+
+std::string scalar_text(const YAML::Node& node, const std::string& field) {
+  if (!node.IsScalar()) refuse(field, "must be a single value, not a list or a mapping");
+  return node.Scalar();
+}
+
+// A decimal integer >= min_value, strictly: YAML's own conversion would also take "0x10" and "1e3".
+std::int64_t integer(const YAML::Node& node, const std::string& field, std::int64_t min_value) {
+  const std::string text = scalar_text(node, field);
+  const auto rule = "must be a decimal integer >= " + std::to_string(min_value) + ", got '" + text + "'";
+  if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    refuse(field, rule);
+  }
+  const std::int64_t v = std::stoll(text);
+  if (v < min_value) refuse(field, rule);
+  return v;
+}
+
+// Python's str_to_bool, which Accelerate applies to its boolean settings.
+std::optional<bool> truth_value(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* t : {"y", "yes", "t", "true", "on", "1"}) if (text == t) return true;
+  for (const char* f : {"n", "no", "f", "false", "off", "0"}) if (text == f) return false;
+  return std::nullopt;
+}
+
+bool boolean(const YAML::Node& node, const std::string& field) {
+  const auto v = truth_value(scalar_text(node, field));
+  if (!v) refuse(field, "must be true or false, got '" + node.Scalar() + "'");
+  return *v;
+}
+
+std::string one_of(const std::string& text, const std::vector<std::string>& allowed, const std::string& field,
+                   const std::string& where) {
+  if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw ConfigError(where + field + ": must be one of " + list + ", got '" + text + "'");
+}
+
+const std::vector<std::string> kMixedPrecision = {"no", "fp16", "bf16", "fp8"};
+
+// distributed_type values `accelerate config` writes whose data loading this project models: the
+// collectives differ (NCCL, Gloo, ...), the sharding does not.
+const std::vector<std::string> kDistributedTypes = {"NO",        "MULTI_CPU", "MULTI_GPU",  "MULTI_NPU", "MULTI_MLU",
+                                                    "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU", "DEEPSPEED",
+                                                    "FSDP",      "XLA"};
+
+// Fields `accelerate config` writes that cannot change which samples a rank sees or how often the
+// optimizer steps, with the reason shown to the user.
+const std::vector<std::pair<std::string, std::string>> kNoEffect = {
+    {"compute_environment", "where the job runs"},
+    {"debug", "extra collective checks, same data"},
+    {"downcast_bf16", "a TPU dtype setting"},
+    {"enable_cpu_affinity", "thread placement"},
+    {"gpu_ids", "which devices, not which samples"},
+    {"main_process_ip", "rendezvous address"},
+    {"main_process_port", "rendezvous port"},
+    {"main_training_function", "the entry point's name"},
+    {"rdzv_backend", "rendezvous mechanism"},
+    {"same_network", "rendezvous network"},
+    {"tpu_env", "TPU launch setting"},
+    {"tpu_use_cluster", "TPU launch setting"},
+    {"tpu_use_sudo", "TPU launch setting"},
+    {"dynamo_config", "compilation, same data"},
+    {"fsdp_config", "model sharding, same data"},
+    {"megatron_lm_config", "not modelled"},
+    {"ipex_config", "CPU kernels, same data"},
+    {"mpirun_config", "launcher setting"},
+};
+
+}  // namespace
+
+AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("--config-file: " + path + " cannot be read");
+  // The file `accelerate config` writes is a few hundred bytes; refusing anything huge keeps a mistaken
+  // path (a dataset, /dev/zero) from being read into memory.
+  constexpr std::size_t kMaxBytes = 1 << 20;
+  std::string text;
+  text.reserve(4096);
+  char buffer[4096];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw ConfigError("--config-file: " + path + " is larger than 1 MiB: not an accelerate config");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("--config-file: " + path + " is not valid YAML/JSON: " + e.what());
+  }
+  if (!root.IsMap()) throw ConfigError("--config-file: " + path + " must hold a mapping of fields (as `accelerate config` writes)");
+
+  AccelerateConfigFile c;
+  c.path = path;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+    const YAML::Node& value = entry.second;
+    if (key == "num_processes") {
+      c.num_processes = integer(value, key, 1);
+      c.used.push_back("num_processes: " + std::to_string(*c.num_processes) + " (ranks, over all machines)");
+    } else if (key == "num_machines") {
+      c.num_machines = integer(value, key, 1);
+      c.used.push_back("num_machines: " + std::to_string(*c.num_machines) + " (checked against num_processes)");
+    } else if (key == "machine_rank") {
+      c.machine_rank = integer(value, key, 0);
+      c.used.push_back("machine_rank: " + std::to_string(*c.machine_rank) + " (checked; every machine's ranks are simulated)");
+    } else if (key == "distributed_type") {
+      const std::string t = scalar_text(value, key);
+      if (t == "MEGATRON_LM") refuse(key, "MEGATRON_LM prepares data loaders its own way, which this project does not model");
+      c.distributed_type = one_of(t, kDistributedTypes, key, "config_file.");
+      c.used.push_back("distributed_type: " + t + (t == "XLA" ? " (turns device placement off)" : ""));
+    } else if (key == "mixed_precision") {
+      c.mixed_precision = one_of(scalar_text(value, key), kMixedPrecision, key, "config_file.");
+      c.used.push_back("mixed_precision: " + *c.mixed_precision);
+    } else if (key == "use_cpu") {
+      c.use_cpu = boolean(value, key);
+      c.used.push_back(std::string("use_cpu: ") + (*c.use_cpu ? "true (fp16 then has no loss scaler)" : "false"));
+    } else if (key == "deepspeed_config") {
+      if (!value.IsMap()) refuse(key, "must be a mapping");
+      for (const auto& ds : value) {
+        const std::string sub = ds.first.IsScalar() ? ds.first.Scalar() : std::string("?");
+        if (sub == "gradient_accumulation_steps") {
+          c.gradient_accumulation_steps = integer(ds.second, key + "." + sub, 1);
+          c.used.push_back("deepspeed_config.gradient_accumulation_steps: " + std::to_string(*c.gradient_accumulation_steps));
+        } else {
+          c.ignored.push_back("deepspeed_config." + sub + " (model and optimizer sharding, same data)");
+        }
+      }
+    } else {
+      const auto it = std::find_if(kNoEffect.begin(), kNoEffect.end(), [&](const auto& p) { return p.first == key; });
+      c.ignored.push_back(key + (it != kNoEffect.end() ? " (" + it->second + ")" : " (not an option this project models)"));
+    }
+  }
+  if (c.num_machines && c.num_processes && *c.num_processes % *c.num_machines != 0) {
+    refuse("num_processes", "must be a multiple of num_machines (" + std::to_string(*c.num_machines) + "): it counts every "
+                            "machine's processes, got " + std::to_string(*c.num_processes));
+  }
+  if (c.machine_rank && *c.machine_rank >= c.num_machines.value_or(1)) {
+    refuse("machine_rank", "must be < num_machines (" + std::to_string(c.num_machines.value_or(1)) + "), got " +
+                               std::to_string(*c.machine_rank));
+  }
+  if (c.distributed_type && *c.distributed_type == "NO" && c.num_processes.value_or(1) != 1) {
+    refuse("num_processes", "must be 1 with distributed_type NO (accelerate launch runs one process), got " +
+                                std::to_string(*c.num_processes));
+  }
+  return c;
+}
+
+void apply_accelerate_environment(AccelerateConfigFile& c, const std::function<const char*(const char*)>& getenv) {
+  if (const char* v = getenv("ACCELERATE_MIXED_PRECISION")) {
+    std::string text(v);
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    c.mixed_precision = one_of(text, kMixedPrecision, "ACCELERATE_MIXED_PRECISION", "environment ");
+    c.used.push_back("ACCELERATE_MIXED_PRECISION=" + text + " (environment)");
+  }
+  if (const char* v = getenv("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")) {
+    const std::string text(v);
+    if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }) ||
+        std::stoll(text) < 1) {
+      throw ConfigError("environment ACCELERATE_GRADIENT_ACCUMULATION_STEPS: must be a decimal integer >= 1, got '" + text + "'");
+    }
+    c.gradient_accumulation_steps = std::stoll(text);
+    c.used.push_back("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + std::string(v) + " (environment)");
+  }
+  if (const char* v = getenv("ACCELERATE_USE_CPU")) {
+    const auto b = truth_value(v);
+    if (!b) throw ConfigError(std::string("environment ACCELERATE_USE_CPU: must be a truth value (true/false, 1/0, yes/no), got '") + v + "'");
+    c.use_cpu = *b;
+    c.used.push_back("ACCELERATE_USE_CPU=" + std::string(v) + " (environment)");
+  }
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,152 @@
+#include "cli/loader_flags.hpp"
+
+#include "cli/seed_text.hpp"
+
+namespace accel::cli {
+namespace {
+
+using trace::ConfigError;
+using trace::Json;
+
+bool given(const CLI::App& cmd, const char* flag) { return cmd.count(flag) > 0; }
+
+}  // namespace
+
+void LoaderFlags::add_to(CLI::App& app) {
+  app.add_option("--api", api,
+                 "accelerator: Accelerator(...).prepare(dl) with its defaults (default); prepare_data_loader: a direct "
+                 "call with that function's defaults")
+      ->check(CLI::IsMember({"accelerator", "prepare_data_loader"}));
+  app.add_option("--ranks,--num-processes,--num_processes", ranks, "number of ranks (num_processes)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--dataset-len", dataset_len, "number of samples in the dataset")->check(CLI::NonNegativeNumber);
+  app.add_option("--batch-size,--batch_size", batch_size, "batch_size of the user's DataLoader")->check(CLI::PositiveNumber);
+  app.add_flag("--split-batches,--split_batches", split_batches, "split_batches=True");
+  app.add_flag("--even-batches,--even_batches", even_on_, "even_batches=True (the default)");
+  app.add_flag("--no-even-batches", even_off_, "even_batches=False");
+  app.add_flag("--drop-last,--drop_last", drop_last, "drop_last=True on the user's DataLoader");
+  app.add_flag("--shuffle", shuffle,
+               "shuffle=True: torch's RandomSampler (--api accelerator) or SeedableRandomSampler (--api "
+               "prepare_data_loader, unless --no-seedable-sampler)");
+  app.add_flag("--use-seedable-sampler,--use_seedable_sampler", seedable_on_, "use_seedable_sampler=True");
+  app.add_flag("--no-seedable-sampler", seedable_off_, "use_seedable_sampler=False (keep torch's RandomSampler)");
+  app.add_option("--seed,--data-seed,--data_seed", seed, "data_seed (the seedable sampler's seed)");
+  app.add_option("--set-seed,--torch-seed", torch_seed,
+                 "set_seed(N) at the top of every process (torch.manual_seed(N)); without any seed a shuffle differs "
+                 "every run");
+  app.add_flag("--set-seed-device-specific,--seed-per-rank", seed_per_rank,
+               "set_seed(N, device_specific=True): every rank seeds N + its rank");
+  app.add_option("--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--epochs", epochs, "passes over the loader")->check(CLI::PositiveNumber);
+  app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
+      ->check(CLI::IsMember({"2.6", "1.13"}));
+  app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")
+      ->check(CLI::IsMember({"map", "iterable"}));
+  app.add_flag("--dispatch-batches,--dispatch_batches", dispatch_on,
+               "dispatch_batches=True (default None: dispatch iterable datasets when batches go to the device)");
+  app.add_flag("--no-dispatch-batches", dispatch_off, "dispatch_batches=False");
+  app.add_flag("--put-on-device,--device-placement", put_on_device,
+               "put batches on the device (the Accelerator's default; prepare_data_loader's put_on_device=True)");
+  app.add_flag("--no-device-placement", no_device_placement, "Accelerator(device_placement=False)");
+  app.add_option("--rng-types", rng_types,
+                 "generator (the Accelerator's default: rank 0's sampler generator is broadcast every pass) or none")
+      ->check(CLI::IsMember({"generator", "none"}));
+  app.add_flag("--dataset-generator", dataset_generator,
+               "the iterable dataset owns a torch.Generator and yields a fresh randperm every pass");
+  app.add_flag("--non-blocking,--non_blocking", non_blocking, "DataLoaderConfiguration(non_blocking=True): no effect on order");
+  app.add_flag("--use-stateful-dataloader,--use_stateful_dataloader", use_stateful_dataloader,
+               "DataLoaderConfiguration(use_stateful_dataloader=True): torchdata's StatefulDataLoader");
+  app.add_option("--config-file,--config_file", config_file,
+                 "the YAML (or JSON) `accelerate config` writes: num_processes, distributed_type, mixed_precision, "
+                 "use_cpu, deepspeed_config.gradient_accumulation_steps; flags win over it, ACCELERATE_* variables too")
+      ->check(CLI::ExistingFile);
+  app.add_option("--mixed-precision,--mixed_precision", mixed_precision,
+                 "no, fp16, bf16 or fp8 (fp16 off the CPU means a loss scaler that can skip optimizer steps)")
+      ->check(CLI::IsMember({"no", "fp16", "bf16", "fp8"}));
+}
+
+void LoaderFlags::apply(const AccelerateConfigFile& file, const CLI::App& cmd) {
+  if (file.num_processes && !given(cmd, "--ranks")) ranks = *file.num_processes;
+  if (file.mixed_precision && !given(cmd, "--mixed-precision")) mixed_precision = *file.mixed_precision;
+  if (file.use_cpu) use_cpu = *file.use_cpu;
+  if (file.xla()) xla = true;
+}
+
+Json LoaderFlags::config() const {
+  if (dataset_len < 0) throw ConfigError("--dataset-len: is required (a number >= 0)");
+  if (dispatch_on && dispatch_off) throw ConfigError("--dispatch-batches: conflicts with --no-dispatch-batches");
+  if (even_on_ && even_off_) throw ConfigError("--even-batches: conflicts with --no-even-batches");
+  if (seedable_on_ && seedable_off_) throw ConfigError("--use-seedable-sampler: conflicts with --no-seedable-sampler");
+  if (dataset_generator && dataset != "iterable") throw ConfigError("--dataset-generator: needs --dataset iterable");
+  const bool accelerator = api == "accelerator";
+  if (!accelerator && (no_device_placement || non_blocking || use_stateful_dataloader)) {
+    throw ConfigError(std::string(no_device_placement ? "--no-device-placement" : non_blocking ? "--non-blocking"
+                                                                                               : "--use-stateful-dataloader") +
+                      ": is an Accelerator option; it needs --api accelerator");
+  }
+  if (accelerator && put_on_device && no_device_placement) {
+    throw ConfigError("--put-on-device: conflicts with --no-device-placement");
+  }
+  const bool even_batches = !even_off_;
+  // The seedable sampler is the default of the prepare_data_loader flags (as this CLI always had it) but
+  // not of DataLoaderConfiguration.
+  const bool seedable = seedable_on_ || (!accelerator && !seedable_off_);
+  if (xla && shuffle && !seedable) {
+    throw ConfigError("config_file.distributed_type: XLA gives a shuffled RandomSampler a generator of its own in "
+                      "prepare_data_loader, which this project does not model; use --use-seedable-sampler");
+  }
+  if (seed_per_rank && !torch_seed) throw ConfigError("--set-seed-device-specific: needs --set-seed N");
+  const Json data_seed = seed ? seed_json(parse_seed(*seed, "--seed")) : Json(nullptr);
+  const Json global_seed = torch_seed ? seed_json(parse_seed(*torch_seed, "--set-seed")) : Json(nullptr);
+
+  Json c;
+  c["api"] = accelerator ? "accelerator" : skip_batches ? "prepare_data_loader+skip_first_batches" : "prepare_data_loader";
+  c["dataset_kind"] = dataset;
+  c["dataset_len"] = dataset_len;
+  c["batch_size"] = batch_size;
+  c["num_processes"] = ranks;
+  c["drop_last"] = drop_last;
+  c["shuffle"] = shuffle;
+  c["dataset_generator"] = dataset_generator;
+  const Json dispatch = dispatch_on ? Json(true) : dispatch_off ? Json(false) : Json(nullptr);
+  const Json rng = rng_types == "none" ? Json::array() : Json::array({rng_types});
+  if (accelerator) {
+    Json a;
+    a["device_placement"] = !no_device_placement && !xla;
+    a["rng_types"] = rng;
+    a["split_batches"] = split_batches;
+    a["dispatch_batches"] = dispatch;
+    a["even_batches"] = even_batches;
+    a["use_seedable_sampler"] = seedable;
+    a["data_seed"] = data_seed;
+    a["non_blocking"] = non_blocking;
+    a["use_stateful_dataloader"] = use_stateful_dataloader;
+    c["accelerator"] = a;
+    c["set_seed"] = global_seed;
+    c["set_seed_device_specific"] = seed_per_rank;
+    // An Accelerator's ranks are processes (the recorder runs them as a gloo group).
+    c["multiprocess"] = ranks > 1;
+  } else {
+    c["split_batches"] = split_batches;
+    c["even_batches"] = even_batches;
+    c["use_seedable_sampler"] = shuffle && seedable;
+    c["data_seed"] = data_seed;
+    c["torch_manual_seed"] = global_seed;
+    c["dispatch_batches"] = dispatch;
+    c["put_on_device"] = put_on_device;
+    c["rng_types"] = rng_types == "none" ? Json(nullptr) : rng;
+    c["seed_per_rank"] = seed_per_rank;
+    c["multiprocess"] = false;
+  }
+  c["epochs"] = epochs;
+  Json schedule = Json::array();
+  for (std::int64_t e = 0; e < epochs; ++e) schedule.push_back(skip_batches && e == 0 ? "skipped" : "prepared");
+  c["schedule"] = schedule;
+  c["set_epoch"] = nullptr;
+  c["skip_first_batches"] = skip_batches ? Json(*skip_batches) : Json(nullptr);
+  c["torch_version"] = torch_version;
+  return c;
+}
+
+}  // namespace accel::cli

@@ -1,0 +1,67 @@
+// accel-sim's loader flags: the user's DataLoader and how it is prepared, named after Accelerate's options
+// (and also spelled as Accelerate's own `--num_processes`-style arguments), gathered into one golden-schema
+// config.
+//
+// `--api accelerator` (the default) describes Accelerator(...).prepare(dl) with the Accelerator's defaults
+// (device placement on, rng_types ["generator"], torch's RandomSampler for --shuffle); `--api
+// prepare_data_loader` describes a direct prepare_data_loader call with its own defaults. The config
+// carries the options as the user gave them; trace::parse_config resolves them, once, for everything
+// downstream.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/accelerate_config_file.hpp"
+#include "trace/trace_json.hpp"
+
+namespace accel::cli {
+
+struct LoaderFlags {
+  std::string api = "accelerator";
+  std::int64_t ranks = 1;
+  std::int64_t dataset_len = -1;
+  std::int64_t batch_size = 1;
+  bool split_batches = false;
+  bool drop_last = false;
+  bool shuffle = false;
+  std::optional<std::string> seed;         // data_seed; Python ints, cli/seed_text.hpp reads them
+  std::optional<std::string> torch_seed;   // set_seed / torch.manual_seed on every process
+  bool seed_per_rank = false;              // set_seed(..., device_specific=True)
+  std::optional<std::int64_t> skip_batches;
+  std::int64_t epochs = 1;
+  std::string torch_version = "2.6";
+  std::string dataset = "map";
+  bool dispatch_on = false;
+  bool dispatch_off = false;
+  bool put_on_device = false;
+  bool no_device_placement = false;
+  std::string rng_types = "generator";
+  bool dataset_generator = false;
+  bool non_blocking = false;
+  bool use_stateful_dataloader = false;
+  std::string mixed_precision = "no";      // only the training section reads it
+  bool use_cpu = false;                    // from a config file or ACCELERATE_USE_CPU
+  bool xla = false;                        // distributed_type XLA (from a config file)
+  std::string config_file;                 // --config-file: what `accelerate config` wrote
+
+  void add_to(CLI::App& app);
+
+  // Fills what the command line left unset from an `accelerate config` file (and Accelerate's own
+  // ACCELERATE_* environment variables, which win over the file). `cmd` tells which flags were given.
+  void apply(const AccelerateConfigFile& file, const CLI::App& cmd);
+
+  trace::Json config() const;
+
+ private:
+  // Each on/off pair is two flags, so that giving both is refused rather than settled by their order.
+  bool even_on_ = false;
+  bool even_off_ = false;
+  bool seedable_on_ = false;
+  bool seedable_off_ = false;
+};
+
+}  // namespace accel::cli

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The Accelerator API as a user meets it: Accelerator()'s defaults, `accelerate config` files and
+# ACCELERATE_* variables, Accelerate's own flag spellings, seeds read as Python ints. Expected values come
+# from the recorded accel-* golden cases' behaviour and Accelerate's source, not from accel-sim's output.
+set -u
+bin=$1
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+# json_field name expected python-expression command... : evaluates the expression over the JSON output `j`.
+json_field() {
+  local name=$1 want=$2 expr=$3
+  shift 3
+  local got
+  got=$("$@" 2>/dev/null | python3 -c "import json,sys; j=json.load(sys.stdin); print($expr)" 2>&1)
+  if [ "$got" = "$want" ]; then ok; else bad "$name: got '$got', wanted '$want'"; fi
+}
+exits() {  # name expected_exit pattern command...
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$want" ] && echo "$out" | grep -q -- "$pattern"; then ok; else bad "$name: exit $rc (wanted $want), output: $(echo "$out" | head -3)"; fi
+}
+
+# Accelerator() defaults: a shuffle is a RandomSampler synchronised from rank 0, so every sample is seen
+# and the last step is padded: 8 x 16 = 128 per step, 50000 = 390 x 128 + 80, 48 padded.
+json_field "default api" "accelerator" "j['api']" "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --json
+json_field "accelerator shuffle pads 48" "48 0" "j['scenarios'][0]['duplicated'], j['scenarios'][0]['dropped']" \
+  "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --json
+json_field "unseeded order differs every run" "True" "j['order_differs_every_run']" \
+  "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --json
+json_field "set_seed makes it reproducible" "False" "j['order_differs_every_run']" \
+  "$bin" --ranks 8 --dataset-len 500 --batch-size 16 --shuffle --set-seed 42 --json
+json_field "accelerate version" "1.15.0" "j['accelerate_version']" "$bin" --ranks 2 --dataset-len 10 --json
+# device_placement=True dispatches an iterable dataset; prepare_data_loader's default does not.
+json_field "iterable is dispatched" "DataLoaderDispatcher" "j['scenarios'][0]['loader_class']" \
+  "$bin" --ranks 4 --dataset-len 10 --dataset iterable --json
+json_field "no device placement shards it" "DataLoaderShard" "j['scenarios'][0]['loader_class']" \
+  "$bin" --ranks 4 --dataset-len 10 --dataset iterable --no-device-placement --json
+json_field "prepare_data_loader keeps its defaults" "DataLoaderShard prepare_data_loader" \
+  "j['scenarios'][0]['loader_class'], j['api']" "$bin" --api prepare_data_loader --ranks 4 --dataset-len 10 --dataset iterable --json
+exits "prepare_data_loader refuses dispatch without device" 2 "requires \`put_on_device=True\`" \
+  "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --dataset iterable --dispatch-batches
+json_field "prepare_data_loader shuffle is seedable" "SeedableRandomSampler(seed=3)" "j['order']" \
+  "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --shuffle --seed 3 --json
+# Accelerate's spellings.
+exits "num_processes / batch_size" 0 "4 ranks, 10 samples (map-style, sequential), batch_size 2" \
+  "$bin" --num_processes 4 --batch_size 2 --dataset-len 10
+exits "accelerate spellings run" 0 "4 ranks" "$bin" --num_processes 4 --batch_size 8 --split_batches --even_batches --drop_last --dataset-len 40
+exits "split_batches rule kept" 2 "round multiple of the number of processes" "$bin" --num_processes 4 --batch_size 2 --split_batches --dataset-len 40
+exits "gradient_accumulation_steps spelling" 0 "" "$bin" --ranks 2 --dataset-len 40 --gradient_accumulation_steps 2 --scheduler constant
+exits "both even flags refused" 2 "conflicts with --no-even-batches" "$bin" --ranks 2 --dataset-len 10 --even-batches --no-even-batches
+
+# `accelerate config` files: num_processes counts every machine; flags win; ACCELERATE_* win over the file.
+cat > "$tmp/default_config.yaml" <<'YAML'
+compute_environment: LOCAL_MACHINE
+distributed_type: MULTI_GPU
+gpu_ids: all
+machine_rank: 0
+mixed_precision: fp16
+num_machines: 2
+num_processes: 12
+use_cpu: false
+YAML
+json_field "yaml num_processes" "12" "j['num_processes']" "$bin" --config-file "$tmp/default_config.yaml" --dataset-len 1001 --json
+json_field "flags win over the file" "3" "j['num_processes']" "$bin" --config-file "$tmp/default_config.yaml" --ranks 3 --dataset-len 10 --json
+json_field "file fields reported" "True True" "any(u.startswith('num_processes: 12') for u in j['launch']['used']), any(i.startswith('gpu_ids') for i in j['launch']['ignored'])" \
+  "$bin" --config-file "$tmp/default_config.yaml" --dataset-len 10 --json
+exits "fp16 warns about skipped steps" 0 "loss scaler skips the optimizer step" "$bin" --config-file "$tmp/default_config.yaml" --dataset-len 100
+json_field "environment wins over the file" "bf16" "j['launch']['mixed_precision']" \
+  env ACCELERATE_MIXED_PRECISION=bf16 "$bin" --config-file "$tmp/default_config.yaml" --dataset-len 10 --json
+printf '{"num_processes": 4, "deepspeed_config": {"gradient_accumulation_steps": 2}}' > "$tmp/c.json"
+json_field "json config file" "4" "j['num_processes']" "$bin" --config-file "$tmp/c.json" --dataset-len 10 --json
+printf 'num_processes: twelve\n' > "$tmp/bad1.yaml"
+exits "bad field named" 2 "config_file.num_processes: must be a decimal integer" "$bin" --config-file "$tmp/bad1.yaml" --dataset-len 10
+printf 'num_processes: [1\n' > "$tmp/bad2.yaml"
+exits "broken yaml" 2 "is not valid YAML" "$bin" --config-file "$tmp/bad2.yaml" --dataset-len 10
+printf 'num_processes: 5\nnum_machines: 2\n' > "$tmp/bad3.yaml"
+exits "num_processes over machines" 2 "must be a multiple of num_machines" "$bin" --config-file "$tmp/bad3.yaml" --dataset-len 10
+printf 'distributed_type: MEGATRON_LM\n' > "$tmp/bad4.yaml"
+exits "unmodelled distributed type" 2 "config_file.distributed_type" "$bin" --config-file "$tmp/bad4.yaml" --dataset-len 10
+exits "bad environment variable" 2 "ACCELERATE_MIXED_PRECISION" env ACCELERATE_MIXED_PRECISION=fp17 "$bin" --dataset-len 10
+
+# Seeds are Python ints: every value torch accepts, nothing else, and nothing clamped.
+json_field "largest seed kept" "18446744073709551615" "j['config']['accelerator']['data_seed']" \
+  "$bin" trace --ranks 2 --dataset-len 6 --shuffle --use-seedable-sampler --seed 18446744073709551615 --epochs 2
+json_field "2^64 - 1 + epoch 1 overflows as torch 2 does" "ValueError" "j['ranks'][0]['epochs'][1]['error']['type']" \
+  "$bin" trace --ranks 2 --dataset-len 6 --shuffle --use-seedable-sampler --seed 18446744073709551615 --epochs 2
+exits "seed past 2^64 refused" 2 "must be a decimal integer in" "$bin" --ranks 2 --dataset-len 10 --shuffle --seed 18446744073709551616
+exits "hex seed refused" 2 "got '0x10'" "$bin" --ranks 2 --dataset-len 10 --shuffle --seed 0x10
+
+echo "cli_accelerator: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
