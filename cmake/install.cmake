@@ -32,10 +32,11 @@ add_library(accel_sim::core ALIAS accel_core)
 add_library(accel_sim::trace ALIAS accel_trace)
 add_library(accel_sim::sim ALIAS accel_sim)
 
-# Every header of the installed layers: sim's headers reach into trace/, trace's into core/.
+# Every header of the installed layers (sim's headers reach into trace/, trace's into core/), but the switch of
+# the planted-bug test build, which no installed header includes.
 foreach(layer core trace sim)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/accel_sim/${layer}
-          FILES_MATCHING PATTERN "*.hpp")
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "mutation.hpp" EXCLUDE)
 endforeach()
 
 install(TARGETS accel_core accel_trace accel_sim EXPORT accel_sim_targets

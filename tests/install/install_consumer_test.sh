@@ -2,7 +2,8 @@
 # The installed package end to end: `cmake --install` into a temp prefix outside the checkout; the installed
 # examples/consumer configured against it (-DCMAKE_PREFIX_PATH) builds, and its rank-0 batches equal the installed
 # `accel-sim trace` for the same configs; the installed accel-sim answers --version from /, finds its reference
-# recorder in share/accel-sim without ACCEL_SIM_ROOT, and runs real ranks through the installed accel-sim-rank.
+# recorder in share/accel-sim without ACCEL_SIM_ROOT, and runs real ranks through the installed accel-sim-rank; the
+# installed LibTorch example builds from the prefix and trains on the trace's ids.
 # usage: install_consumer_test.sh SOURCE_DIR BUILD_DIR TRACE_BATCHES PROJECT_VERSION
 set -uo pipefail
 src="$1" build="$2" trace_batches="$3" version="$4"
@@ -102,6 +103,25 @@ if [ -x "$prefix/bin/accel-sim-rank" ]; then
   else
     printf '%s\n' "$out"
     fail "installed accel-sim launch --nproc 2"
+  fi
+fi
+
+# The installed LibTorch example, built from the prefix alone (find_package(accel_sim COMPONENTS torch)), passes
+# the same checks as the in-tree build: its ranks' ids equal the installed accel-sim trace.
+if [ -f "$prefix/lib/cmake/accel_sim/accel_sim_torch_targets.cmake" ]; then
+  if nice -n 10 cmake -S "$prefix/share/accel-sim/examples/libtorch_training" -B "$tmp/training" \
+       -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$tmp/training.log" 2>&1 &&
+     nice -n 10 cmake --build "$tmp/training" -j 2 >>"$tmp/training.log" 2>&1 && ! grep -q "warning:" "$tmp/training.log"; then
+    pass "libtorch_training configures and builds warning-free against the prefix (COMPONENTS torch)"
+    if bash "$src/tests/install/libtorch_training_test.sh" "$tmp/training/libtorch_training" "$prefix/bin/accel-sim" \
+         "$trace_batches"; then
+      pass "installed libtorch_training: every rank's ids equal the installed accel-sim trace"
+    else
+      fail "installed libtorch_training: every rank's ids equal the installed accel-sim trace"
+    fi
+  else
+    grep -E "warning:|rror" "$tmp/training.log" | head -20
+    fail "libtorch_training configures and builds warning-free against the prefix (COMPONENTS torch)"
   fi
 fi
 
