@@ -21,6 +21,33 @@ for f in bin/accel-sim lib/cmake/accel_sim/accel_simConfig.cmake include/accel_s
   [ -e "$prefix/$f" ] || fail "installed $f"
 done
 
+# Every installed header compiles on its own from the prefix (one translation unit each, <accel_sim/...> spelling),
+# so none leans on the source tree or on being included after another.
+mkdir -p "$tmp/headers"
+{
+  echo 'cmake_minimum_required(VERSION 3.25)'
+  echo 'project(accel_sim_headers LANGUAGES CXX)'
+  echo 'set(CMAKE_CXX_STANDARD 20)'
+  echo 'find_package(accel_sim CONFIG REQUIRED)'
+  echo 'add_library(headers OBJECT)'
+  echo 'target_compile_options(headers PRIVATE -Wall -Wextra)'
+  echo 'target_link_libraries(headers PRIVATE accel_sim::sim)'
+} >"$tmp/headers/CMakeLists.txt"
+n=0
+for h in "$prefix"/include/accel_sim/{core,trace,sim}/*.hpp; do
+  rel="${h#"$prefix/include/"}"
+  printf '#include <%s>\n' "$rel" >"$tmp/headers/h$n.cpp"
+  echo "target_sources(headers PRIVATE h$n.cpp)" >>"$tmp/headers/CMakeLists.txt"
+  n=$((n + 1))
+done
+if nice -n 10 cmake -S "$tmp/headers" -B "$tmp/headers/build" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/headers.log" 2>&1 &&
+   nice -n 10 cmake --build "$tmp/headers/build" -j 2 >>"$tmp/headers.log" 2>&1 && ! grep -q "warning:" "$tmp/headers.log"; then
+  pass "each of the $n installed headers compiles alone from the prefix"
+else
+  grep -E "error|warning" "$tmp/headers.log" | head -20
+  fail "each of the $n installed headers compiles alone from the prefix"
+fi
+
 # The installed copy of the example, built only from the prefix.
 if nice -n 10 cmake -S "$prefix/share/accel-sim/examples/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
      -DCMAKE_BUILD_TYPE=Release >"$tmp/consumer.log" 2>&1 &&
