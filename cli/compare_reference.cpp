@@ -28,17 +28,29 @@ std::optional<fs::path> env_path(const char* name) {
   return fs::path(v);
 }
 
-// The checkout: $ACCEL_SIM_ROOT, else the nearest folder above the executable that holds golden/record.
+// The folder holding golden/record: $ACCEL_SIM_ROOT, else an installed tree's <prefix>/share/accel-sim (checked
+// first, so a prefix that happens to sit inside a checkout still uses its own copy), else the nearest checkout
+// above the executable.
 std::optional<fs::path> find_root() {
   if (auto root = env_path("ACCEL_SIM_ROOT")) return *root;
   std::error_code ec;
   fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
   if (ec) return std::nullopt;
+  const fs::path installed = dir.parent_path() / "share" / "accel-sim";
+  if (fs::exists(installed / "golden" / "record")) return installed;
   for (; !dir.empty(); dir = dir.parent_path()) {
     if (fs::exists(dir / "golden" / "record")) return dir;
     if (dir == dir.root_path()) break;
   }
   return std::nullopt;
+}
+
+// The rule golden/reference_venv.sh applies too: a checkout keeps its environment in build/, an installed
+// tree (possibly read-only) in the user's cache.
+fs::path default_venv(const fs::path& root) {
+  if (fs::exists(root / "CMakeLists.txt")) return root / "build" / "reference-venv";
+  if (auto cache = env_path("XDG_CACHE_HOME")) return *cache / "accel-sim" / "reference-venv";
+  return env_path("HOME").value_or(fs::path("/")) / ".cache" / "accel-sim" / "reference-venv";
 }
 
 std::string read_file(const fs::path& path) {
@@ -98,11 +110,11 @@ Run run_capture(const std::vector<std::string>& argv) {
 int compare_with_reference(const CompareRequest& request, std::ostream& out, std::ostream& err) {
   const auto root = find_root();
   if (!root) {
-    err << "accel-sim: cannot find golden/record above this executable: set ACCEL_SIM_ROOT to the accel-sim "
-           "checkout\n";
+    err << "accel-sim: cannot find golden/record in ../share/accel-sim or above this executable: set ACCEL_SIM_ROOT "
+           "to the accel-sim checkout\n";
     return kCompareCannotRun;
   }
-  const fs::path venv = env_path("ACCEL_SIM_REFERENCE_VENV").value_or(*root / "build" / "reference-venv");
+  const fs::path venv = env_path("ACCEL_SIM_REFERENCE_VENV").value_or(default_venv(*root));
   const fs::path versions_file = venv / "VERSIONS.json";
   if (!fs::exists(venv / "bin" / "python") || !fs::exists(versions_file)) {
     err << "accel-sim: reference environment missing: run golden/setup-reference (looked in " << venv.string()
@@ -140,6 +152,8 @@ int compare_with_reference(const CompareRequest& request, std::ostream& out, std
     doc["config"] = config;
     std::ofstream(input) << doc.dump() << "\n";
   }
+  // golden/record then looks exactly where this process looked.
+  setenv("ACCEL_SIM_REFERENCE_VENV", venv.c_str(), 1);
   Run run;
   try {
     run = run_capture({(*root / "golden" / "record").string(), input.string(), "--case", "compare"});

@@ -1,8 +1,10 @@
 // `accel-sim compare --reference`: records a config with the real Accelerate (golden/record, in the reference
 // environment golden/setup-reference makes), simulates the same config, and reports the first divergence.
 //
-// The checkout is found from $ACCEL_SIM_ROOT, else by walking up from the executable to the folder holding
-// golden/record; the environment is $ACCEL_SIM_REFERENCE_VENV, else <root>/build/reference-venv.
+// The recorder is found from $ACCEL_SIM_ROOT, else in <prefix>/share/accel-sim of an installed tree (the executable
+// in <prefix>/bin), else by walking up from the executable to the checkout holding golden/record; the environment
+// is $ACCEL_SIM_REFERENCE_VENV, else <checkout>/build/reference-venv, or for an installed tree
+// ${XDG_CACHE_HOME:-~/.cache}/accel-sim/reference-venv.
 #pragma once
 
 #include <iosfwd>

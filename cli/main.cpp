@@ -20,6 +20,7 @@
 #include "cli/loader_flags.hpp"
 #include "cli/rank_driver.hpp"
 #include "cli/training_flags.hpp"
+#include "cli/version.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
 #include "reports/html_report.hpp"
@@ -281,6 +282,7 @@ int main(int argc, char** argv) {
   app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page");
   accel::cli::TrainingFlags training;
   training.add_to(app);
+  accel::cli::add_version(app);
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
   std::string config_path;

@@ -111,6 +111,9 @@ LoaderCase parse_loader(const Json& c) {
     lc.prepare.num_processes = world;
     lc.prepare.torch_version = torch;
   }
+  // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
+  // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
+  lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);
   lc.skip_first_batches = f.optional_integer("skip_first_batches", 0);
   lc.epochs = f.integer("epochs", 1, 0);
   if (const Json* s = f.find("schedule")) {

@@ -1,0 +1,36 @@
+#include "version.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/accelerate_release.hpp"
+#include "core/randperm.hpp"
+
+#ifndef ACCEL_SIM_VERSION
+#error "ACCEL_SIM_VERSION comes from CMake's project(VERSION); build through CMakeLists.txt"
+#endif
+
+namespace accel::cli {
+
+std::string version_text() {
+  // The threshold is read from the core, so this line cannot drift from the loop it describes.
+  return std::string("accel-sim ") + ACCEL_SIM_VERSION + "\n" + "models HuggingFace Accelerate " + kAccelerateVersion +
+         " (Accelerator.prepare and its defaults, prepare_data_loader, skip_first_batches, the optimizer/scheduler "
+         "wrappers)\n" +
+         "torch shuffle (randperm) reproduced for torch 2.6 (default; inside-out loop for n >= " +
+         std::to_string(kRandpermInsideOutThreshold) + ") and torch 1.13 (--torch-version 1.13)\n";
+}
+
+void add_version(CLI::App& app) {
+  // Exiting from the callback keeps main's parse/exit-code handling unchanged: --version is not an error.
+  const auto print_and_exit = [] {
+    std::cout << version_text() << std::flush;
+    std::exit(0);
+  };
+  app.add_flag_callback("--version", print_and_exit, "print accel-sim's version and what it models, then exit");
+  app.add_subcommand("version", "print accel-sim's version and what it models")->callback(print_and_exit);
+}
+
+}  // namespace accel::cli
