@@ -165,6 +165,12 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
     while (!stop) {
       Fetched current = std::move(next);
       if (!current.info.has_batch) {
+        if (!options_.process_group) {
+          // broadcast() returns the None as it is, and the dispatcher's own check refuses it.
+          throw AccelerateError(PyErrorType::ValueError, "iterate",
+                                "Batch does not contain any data (`None`). At the end of all iterable data available "
+                                "before expected stop iteration.");
+        }
         // broadcast(None): Accelerate's type check raises before any communication, on every rank.
         throw AccelerateError(PyErrorType::TypeError, "iterate",
                               "Unsupported types (<class 'NoneType'>) passed to `_gpu_broadcast_one`. Only nested "

@@ -32,6 +32,9 @@ struct DispatcherOptions {
   std::int64_t process_index = 0;
   // Iterable: the dataset's own generator (never reseeded here: no IterableDatasetShard wraps it).
   std::optional<std::uint64_t> dataset_generator_seed;
+  // The ranks form a torch.distributed group. Without one (a single process, distributed_type NO)
+  // Accelerate's broadcast hands a missing batch back instead of refusing it.
+  bool process_group = true;
 };
 
 struct DispatchPass {

@@ -135,6 +135,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.num_processes = options.num_processes;
       d.process_index = options.process_index;
       d.dataset_generator_seed = loader.dataset_generator_seed;
+      d.process_group = options.process_group;
       return DataLoaderDispatcher(d);
     }
     if (loader.dataset_kind == DatasetKind::Iterable) {

@@ -56,6 +56,9 @@ struct PrepareOptions {
   // start of every pass (Accelerator passes this by default).
   bool synchronize_generator = false;
   TorchVersion torch_version = TorchVersion::v2_6;
+  // The processes form a torch.distributed group (Accelerate's distributed_type is not NO). False only for
+  // an Accelerator's single process, which never starts one.
+  bool process_group = true;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 

@@ -110,6 +110,8 @@ LoaderCase parse_loader(const Json& c) {
     parse_accelerator(f, c, lc);
     lc.prepare.num_processes = world;
     lc.prepare.torch_version = torch;
+    // One process without `multiprocess` runs as a plain script: no process group is started.
+    lc.prepare.process_group = world > 1 || lc.multiprocess;
   }
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
