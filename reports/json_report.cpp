@@ -84,6 +84,10 @@ nlohmann::ordered_json render_training_json(const TrainingSummary& t) {
   }
   j["epochs"] = std::move(epochs);
   j["error"] = t.error ? Json(t.error->type + ": " + t.error->message) : Json(nullptr);
+  j["lr_end"] = t.lr_end;
+  j["corrected_total_steps"] = t.corrected_total_steps ? Json(*t.corrected_total_steps) : Json(nullptr);
+  j["corrected_warmup"] = t.corrected_warmup ? Json(*t.corrected_warmup) : Json(nullptr);
+  j["warnings"] = t.warnings;
   return j;
 }
 

@@ -40,7 +40,53 @@ std::optional<std::int64_t> length_of(const ScheduleSpec& spec) {
   return std::nullopt;
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::optional<std::int64_t> warmup_of(const ScheduleSpec& spec) {
+  if (const auto* p = std::get_if<LinearWarmupSchedule>(&spec)) return p->warmup_steps;
+  if (const auto* p = std::get_if<CosineWarmupSchedule>(&spec)) return p->warmup_steps;
+  if (const auto* p = std::get_if<ConstantWarmupSchedule>(&spec)) return p->warmup_steps;
+  return std::nullopt;
+}
+
+// A schedule is sized right when it reaches its end as training does. Accelerate steps the wrapped
+// scheduler num_processes times per optimizer step (unless split_batches), so both total_steps and the
+// warm-up must count scheduler steps: optimizer steps x that factor.
+void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
+  const std::int64_t r = s.steps_per_optimizer_step;
+  const std::string per = r > 1 ? " (Accelerate steps the scheduler " + std::to_string(r) +
+                                      " times per optimizer step: num_processes, split_batches off)"
+                                : "";
+  if (!s.schedule_length) {
+    if (r > 1) {
+      s.warnings.push_back("the scheduler runs " + std::to_string(r) + "x fast" + per +
+                           ": scale the schedule's step counts by " + std::to_string(r) + ", or pass split_batches=True");
+    }
+    return;
+  }
+  const std::int64_t length = *s.schedule_length;
+  const std::int64_t needed = s.optimizer_steps * r;  // scheduler steps this run makes when nothing is held back
+  const auto warmup = warmup_of(spec);
+  std::string fix;
+  if (s.optimizer_steps > 0 && needed != length) {
+    s.corrected_total_steps = needed;
+    fix = "; total_steps=" + std::to_string(needed) + " (" + std::to_string(s.optimizer_steps) + " optimizer steps x " +
+          std::to_string(r) + ") ends it with training";
+    if (warmup && *warmup > 0 && r > 1) {
+      s.corrected_warmup = *warmup * r;
+      fix += ", and a warm-up of " + std::to_string(*warmup) + " optimizer steps needs warmup=" +
+             std::to_string(*s.corrected_warmup);
+    }
+  }
+  if (s.schedule_end_optimizer_step && *s.schedule_end_optimizer_step < s.optimizer_steps) {
+    s.warnings.push_back("the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
+                         std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
+                         ", and the lr stays at " + number(s.lr_end) + " for the rest" + fix);
+  } else if (s.scheduler_steps * 10 < length * 9) {
+    // Under 90 % of the schedule: the lr never gets near the value the schedule was written to end on.
+    s.warnings.push_back("the schedule is far from its end when training stops: last_epoch " +
+                         std::to_string(s.last_epoch_end) + " of total_steps " + std::to_string(length) + " (" +
+                         std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + number(s.lr_end) + per + fix);
+  }
+}
 
 }  // namespace
 
@@ -87,6 +133,10 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
     s.epochs[static_cast<std::size_t>(current)].lr_end = lr;
   }
   if (s.error) s.guarded_steps = 0;  // the failing step is reported as the error instead
+  for (const EpochTraining& ep : s.epochs) s.scheduler_steps += ep.scheduler_steps;
+  s.last_epoch_end = last_epoch;
+  s.lr_end = lr;
+  add_schedule_findings(s, config.scheduler);
   return s;
 }
 
@@ -104,25 +154,8 @@ std::string render_training_terminal(const TrainingSummary& s) {
     os << "  scheduler steps    " << ep.scheduler_steps << " (last_epoch " << ep.last_epoch_end << ")\n";
     os << "  lr at epoch end    " << number(ep.lr_end) << "\n";
   }
-  const std::int64_t r = s.steps_per_optimizer_step;
-  if (r > 1 || s.guarded_steps || s.error) os << "\n";
-  if (r > 1) {
-    if (s.schedule_length) {
-      os << "warning: the scheduler will finish " << r << "x early: it steps num_processes times per optimizer step;"
-         << " pass split_batches=True or scale total_steps\n";
-      os << "  total_steps " << *s.schedule_length << " is reached after " << ceil_div(*s.schedule_length, r)
-         << " optimizer steps, not " << *s.schedule_length;
-      if (s.schedule_end_optimizer_step) {
-        os << " (this run reaches it at optimizer step " << *s.schedule_end_optimizer_step << " of " << s.optimizer_steps << ")";
-      } else {
-        os << " (this run takes " << s.optimizer_steps << ")";
-      }
-      os << "\n";
-    } else {
-      os << "warning: the scheduler runs " << r << "x fast: it steps num_processes times per optimizer step;"
-         << " pass split_batches=True or scale the schedule's step counts\n";
-    }
-  }
+  if (!s.warnings.empty() || s.guarded_steps || s.error) os << "\n";
+  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   if (s.guarded_steps) {
     os << "note: Accelerate's OneCycleLR guard (_step_count <= total_steps) held back " << s.guarded_steps
        << " scheduler steps; last_epoch stays at total_steps, where torch's linear anneal has already gone past"

@@ -36,6 +36,16 @@ struct TrainingSummary {
   std::optional<std::int64_t> schedule_end_optimizer_step;
   std::int64_t guarded_steps = 0;  // scheduler steps the OneCycleLR guard held back
   std::optional<trace::SchedulerErrorRecord> error;
+  std::int64_t scheduler_steps = 0;           // underlying scheduler.step() calls over the whole run
+  std::int64_t last_epoch_end = 0;            // where the schedule stands when training ends
+  double lr_end = 0.0;
+  // The schedule's length and warm-up that make it end exactly when this run's training does, under
+  // Accelerate's stepping (steps_per_optimizer_step per optimizer step); set when it does not.
+  std::optional<std::int64_t> corrected_total_steps;
+  std::optional<std::int64_t> corrected_warmup;
+  // Findings, most important first: a schedule that ends before training does (and from which optimizer
+  // step on the lr stays at its end value), or one still far from its end when training stops.
+  std::vector<std::string> warnings;
 };
 
 TrainingSummary summarize_training(const trace::SchedulerCase& config, const trace::SchedulerRankRecord& rank);

@@ -87,7 +87,21 @@ train="--ranks 8 --dataset-len 1000 --batch-size 4 --grad-accum 4 --scheduler li
 check "training what-if runs" 0 "$bin" $train
 check_output "training shows optimizer steps" "optimizer steps    8 taken, 0 skipped (of 32 micro-steps)" "$bin" $train
 check_output "training shows scheduler steps" "scheduler steps    64 (last_epoch 64)" "$bin" $train
-check_output "training warns of the early finish" "the scheduler will finish 8x early" "$bin" $train
+# 32 micro-steps / 4 = 8 optimizer steps x 8 scheduler steps = 64 of the 100 the schedule was written for.
+check_output "training warns that the schedule does not finish" "far from its end when training stops: last_epoch 64 of total_steps 100 (64%)" "$bin" $train
+check_output "training prints the corrected length and warm-up" "total_steps=64 (8 optimizer steps x 8) ends it with training, and a warm-up of 10 optimizer steps needs warmup=80" "$bin" $train
+# 9408 samples / (4 x 8 ranks) = 294 optimizer steps; Accelerate's examples scale total_steps by 8: 2352.
+scaled="--ranks 8 --dataset-len 9408 --batch-size 4 --scheduler linear --warmup 80"
+check_lacks() {  # name pattern command...
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  out=$("$@" 2>&1)
+  if echo "$out" | grep -q -- "$pattern"; then fail=$((fail + 1)); echo "FAIL $name: output has '$pattern'"; else pass=$((pass + 1)); fi
+}
+check_lacks "a schedule scaled by num_processes is not flagged" "warning: the schedule" "$bin" $scaled --total-steps 2352
+check_output "an unscaled schedule ends early" "the schedule ends early: total_steps 294 is reached at optimizer step 37 of 294" "$bin" $scaled --total-steps 294
+check_output "an oversized schedule never decays" "far from its end when training stops: last_epoch 2352 of total_steps 100000 (2%)" "$bin" $scaled --total-steps 100000
 check_output "split_batches steps once" "1 scheduler step per optimizer step" \
   "$bin" --ranks 8 --dataset-len 1000 --batch-size 8 --split-batches --scheduler linear --total-steps 100
 check_output "skipped steps are counted" "3 taken, 2 skipped" \
