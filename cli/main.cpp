@@ -283,7 +283,7 @@ std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlag
 
 int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out,
                 const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags) {
-  training.validate(flags.skip_batches.has_value());
+  training.validate(flags.skip_batches.has_value(), resume_flags.at_step.has_value());
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::reports::WhatIfOptions what_if_options;

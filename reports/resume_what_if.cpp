@@ -271,7 +271,7 @@ std::vector<std::string> reasons_of(const ResumeCase& c, const ResumeOutcome& o)
     out.push_back("The RandomSampler's own generator (the one Accelerate synchronises from rank 0) is not in the "
                   "checkpoint: the restarted job starts it afresh, so epoch " + std::to_string(r.epoch) +
                   " gets epoch 0's order, and every later epoch the order of " + std::to_string(r.epoch) +
-                  " epochs earlier.");
+                  std::string(r.epoch == 1 ? " epoch" : " epochs") + " earlier.");
   }
   if (is_seedable(c) && !r.loop_set_epoch) {
     if (r.epoch > 0) {
