@@ -21,7 +21,8 @@ trace::Json delta_json(const IdDelta& d) {
 
 std::string shape_text(const ResumeReport& r) {
   const auto& c = r.config;
-  return std::to_string(c.resume.resume_ranks.value_or(c.job.prepare.num_processes)) + " processes, batch size " +
+  const std::int64_t ranks = c.resume.resume_ranks.value_or(c.job.prepare.num_processes);
+  return std::to_string(ranks) + (ranks == 1 ? " process" : " processes") + ", batch size " +
          std::to_string(c.resume.resume_batch_size.value_or(c.job.loader.batch_size));
 }
 
