@@ -19,6 +19,7 @@
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
 #include "cli/rank_driver.hpp"
+#include "cli/resume_flags.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
@@ -26,13 +27,16 @@
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/requirements.hpp"
+#include "reports/resume_render.hpp"
 #include "reports/terminal_report.hpp"
 #include "reports/training_summary.hpp"
 #include "reports/what_if.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
+#include "trace/resume_json.hpp"
 #include "trace/trace_json.hpp"
+#include "sim/resume_simulator.hpp"
 
 namespace {
 
@@ -54,6 +58,14 @@ std::string read_source(const std::string& path) {
 
 using accel::cli::LoaderFlags;
 
+// A trace of any family: the resume family runs two jobs and has its own record layout.
+Json simulated_trace(const std::string& name, const Json& config) {
+  if (accel::trace::is_resume_config(config)) {
+    return accel::trace::resume_to_json(name, config, accel::sim::simulate_resume(accel::trace::parse_resume_config(config)));
+  }
+  return accel::trace::to_json(name, config, accel::sim::simulate_case(accel::trace::parse_config(config)));
+}
+
 int run_trace(const std::string& config_path, const LoaderFlags& flags, const accel::cli::TrainingFlags& training, bool from_flags) {
   Json file;
   Json config;
@@ -67,11 +79,10 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const ac
     }
     config = file["config"];
   }
-  const auto trace = accel::sim::simulate_case(accel::trace::parse_config(config));
   const std::string name = file.is_object() && file.contains("case") && file["case"].is_string()
                                ? file["case"].get<std::string>()
                                : std::string("cli");
-  Json out = accel::trace::to_json(name, config, trace);
+  Json out = simulated_trace(name, config);
   if (file.is_object() && file.contains("family") && file["family"].is_string()) out["family"] = file["family"];
   std::cout << accel::trace::dump(out);
   return 0;
@@ -103,7 +114,45 @@ std::vector<std::string> split_list(const std::string& text) {
 
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
 // the first one resumes with skip_first_batches).
-int run_check_config(const Json& config, const std::string& requirements) {
+int run_check_loader(const Json& config, const std::string& requirements);
+
+// exact-resume: the restarted job trains on exactly what the uninterrupted one does (resume flags needed).
+bool check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume) {
+  if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
+  std::optional<std::string> conversion;
+  const auto report = accel::reports::resume_what_if(resume.resume_case(config, 1, conversion), conversion);
+  const auto& o = report.outcome;
+  std::cout << (o.identical ? "ok   " : "FAIL ") << "exact-resume";
+  if (!o.identical) {
+    std::cout << ": " << o.extra.count << " extra, " << o.missing.count << " missing";
+    for (const auto& e : o.epochs) {
+      if (e.identical) continue;
+      std::cout << "; epoch " << e.epoch << " differs";
+      if (!e.extra.first.empty()) std::cout << " (first extra id " << e.extra.first.front() << ")";
+      break;
+    }
+    std::cout << ". " << report.recipe.statement;
+  }
+  std::cout << "\n";
+  return o.identical;
+}
+
+int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume) {
+  auto requested = split_list(requirements_text);
+  const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
+  bool resume_holds = true;
+  if (exact != requested.end()) {
+    requested.erase(exact);
+    resume_holds = check_exact_resume(config, resume);
+    if (requested.empty()) return resume_holds ? 0 : kExitDiffer;
+  }
+  std::string requirements;
+  for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
+  const int rest = run_check_loader(config, requirements);
+  return resume_holds ? rest : kExitDiffer;
+}
+
+int run_check_loader(const Json& config, const std::string& requirements) {
   const auto parsed = accel::trace::parse_config(config);
   const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
   if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
@@ -153,8 +202,7 @@ int run_check_golden(const std::string& dir) {
     if (!expected.is_object() || !expected.contains("config")) {
       throw accel::trace::ConfigError(f.string() + ": not a trace (no `config` object)");
     }
-    const auto trace = accel::sim::simulate_case(accel::trace::parse_config(expected["config"]));
-    Json actual = accel::trace::to_json(expected.value("case", std::string()), expected["config"], trace);
+    Json actual = simulated_trace(expected.value("case", std::string()), expected["config"]);
     if (expected.contains("family")) actual["family"] = expected["family"];
     if (const auto d = accel::trace::first_divergence(expected, actual)) {
       ++differed;
@@ -234,8 +282,8 @@ std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlag
 }
 
 int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out,
-                const accel::cli::AccelerateConfigFile& setup) {
-  training.validate(flags.skip_batches.has_value());
+                const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags) {
+  training.validate(flags.skip_batches.has_value(), resume_flags.at_step.has_value());
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::reports::WhatIfOptions what_if_options;
@@ -259,13 +307,21 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     html << accel::reports::render_html(report);
   }
   const auto train = training_summary(flags, training);
+  std::optional<accel::reports::ResumeReport> resume;
+  if (resume_flags.enabled()) {
+    std::optional<std::string> conversion;
+    const auto resume_case = resume_flags.resume_case(flags.config(), training.grad_accum, conversion);
+    resume = accel::reports::resume_what_if(resume_case, conversion);
+  }
   if (out.json) {
     Json j = accel::reports::render_json(report);
     if (train) j["training"] = accel::reports::render_training_json(*train);
+    if (resume) j["resume"] = accel::reports::render_resume_json(*resume);
     std::cout << accel::trace::dump(j);
   } else {
     std::cout << accel::reports::render_terminal(report);
     if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);
+    if (resume) std::cout << "\n" << accel::reports::render_resume_terminal(*resume);
   }
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
@@ -282,6 +338,8 @@ int main(int argc, char** argv) {
   app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page");
   accel::cli::TrainingFlags training;
   training.add_to(app);
+  accel::cli::ResumeFlags resume_flags;
+  resume_flags.add_to(app);
   accel::cli::add_version(app);
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
@@ -300,10 +358,12 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
   std::string check_config, requirements, golden_dir;
   check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)");
-  check_cmd->add_option("--require", requirements, "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage");
+  check_cmd->add_option("--require", requirements, "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume");
   check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator");
   LoaderFlags check_flags;
   check_flags.add_to(*check_cmd);
+  accel::cli::ResumeFlags check_resume;
+  check_resume.add_to(*check_cmd);
 
   auto* compare_cmd = app.add_subcommand(
       "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
@@ -372,7 +432,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) {
       if (!golden_dir.empty()) return run_check_golden(golden_dir);
       if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      return run_check_config(config_from(check_config, check_flags), requirements);
+      return run_check_config(config_from(check_config, check_flags), requirements, check_resume);
     }
     if (*compare_cmd) {
       if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
@@ -387,7 +447,7 @@ int main(int argc, char** argv) {
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
     const auto setup = apply_launch_setup(flags, &training, app);
-    return run_what_if(flags, training, report_options, setup);
+    return run_what_if(flags, training, report_options, setup, resume_flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;

@@ -66,9 +66,10 @@ void TrainingFlags::add_to(CLI::App& app) {
       ->check(CLI::IsMember({"linear", "cosine", "constant", "step", "onecycle"}));
 }
 
-void TrainingFlags::validate(bool skip_batches) const {
+void TrainingFlags::validate(bool skip_batches, bool grad_accum_read_elsewhere) const {
   if (!enabled()) {
     for (const CLI::Option* o : options_) {
+      if (grad_accum_read_elsewhere && o->check_name("--grad-accum")) continue;
       if (o->count()) throw ConfigError(o->get_name() + ": needs --scheduler linear|cosine|constant|step|onecycle");
     }
     return;

@@ -31,7 +31,8 @@ struct TrainingFlags {
   bool enabled() const { return !scheduler.empty(); }
 
   // Raises trace::ConfigError naming the flag when the flags do not make one schedule.
-  void validate(bool skip_batches) const;
+  // `grad_accum_read_elsewhere`: --resume-at-step reads --grad-accum without a training section.
+  void validate(bool skip_batches, bool grad_accum_read_elsewhere = false) const;
 
   // The training-loop config over `loader`, a loader config built from the loader flags.
   trace::Json config(const trace::Json& loader) const;

@@ -69,8 +69,18 @@ bool DataLoaderShard::has_synchronized_generator() const noexcept {
   return dataset_ != nullptr;
 }
 
+std::optional<GeneratorState> DataLoaderShard::process_generator_state() const {
+  if (!sampler_) return std::nullopt;
+  return sampler_->process_generator_state();
+}
+
+void DataLoaderShard::set_process_generator_state(const GeneratorState& state) {
+  if (mutant(Mutation::RngStateNotRestored)) return;
+  if (sampler_) sampler_->set_process_generator_state(state);
+}
+
 void DataLoaderShard::set_epoch(std::int64_t epoch) {
-  iteration_ = epoch;
+  if (!mutant(Mutation::SetEpochLeavesCounter)) iteration_ = epoch;
   if (sampler_ && sampler_->has_set_epoch()) sampler_->set_epoch(epoch);
 }
 

@@ -90,6 +90,11 @@ class DataLoaderShard {
   void set_synchronize_generator(bool on) noexcept { synchronize_ = on; }
   bool has_synchronized_generator() const noexcept;
 
+  // The process's default torch generator as far as this loader draws from it (torch.get_rng_state /
+  // set_rng_state, which Accelerator.save_state / load_state use); shared with every skipped loader.
+  std::optional<GeneratorState> process_generator_state() const;
+  void set_process_generator_state(const GeneratorState& state);
+
   void set_epoch(std::int64_t epoch);
   // `comm` is needed only when the generator is synchronised.
   LoaderPass iterate(Communicator* comm = nullptr);

@@ -35,6 +35,8 @@ enum class Mutation {
   SchedulerStepsDuringAccumulation,  // AcceleratedScheduler steps once on accumulation micro-steps
   SchedulerStepsAfterSkippedStep,    // AcceleratedScheduler steps although the optimizer step was skipped
   OneCycleGuardMissing,              // no _step_count <= total_steps guard: OneCycleLR is stepped past its end
+  SetEpochLeavesCounter,             // set_epoch moves the sampler's epoch but not the loader's iteration counter
+  RngStateNotRestored,               // load_state's torch.set_rng_state does not reach the loader's global generator
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

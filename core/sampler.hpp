@@ -65,6 +65,10 @@ class Sampler {
   }
   GeneratorState generator_state() const noexcept { return generator_.state(); }
   void set_generator_state(const GeneratorState& state) { generator_.set_state(state); }
+  // The process's default generator (torch.get_rng_state / set_rng_state): what Accelerator.save_state
+  // saves and load_state restores, unlike the sampler's own generator, which neither touches.
+  GeneratorState process_generator_state() const noexcept { return global_generator_.state(); }
+  void set_process_generator_state(const GeneratorState& state) { global_generator_.set_state(state); }
 
   // One full iteration of the sampler: the ids it yields, with every side effect torch has
   // (generator draws, SeedableRandomSampler's epoch + 1 at the end). A SeedableRandomSampler whose

@@ -31,5 +31,8 @@ void epoch_plan_equals_simulation();
 void scheduler_steps_r_times_per_optimizer_step();
 void scheduler_direct_steps_follow_sync_and_skips();
 void one_cycle_never_passes_total_steps_without_split();
+// 10. checkpoint_props.cpp
+void seedable_set_epoch_resume_is_exact();
+void single_process_random_resume_draws_the_next_epoch();
 
 }  // namespace accel::props

@@ -25,5 +25,7 @@ ACCEL_PROP(DirectVsReplay, EpochPlanEqualsSimulation, epoch_plan_equals_simulati
 ACCEL_PROP(Scheduler, StepsRTimesPerOptimizerStep, scheduler_steps_r_times_per_optimizer_step)
 ACCEL_PROP(Scheduler, DirectStepsFollowSyncAndSkips, scheduler_direct_steps_follow_sync_and_skips)
 ACCEL_PROP(Scheduler, OneCycleNeverPassesTotalStepsWithoutSplit, one_cycle_never_passes_total_steps_without_split)
+ACCEL_PROP(Checkpoint, SeedableSetEpochResumeIsExact, seedable_set_epoch_resume_is_exact)
+ACCEL_PROP(Checkpoint, SingleProcessRandomResumeDrawsTheNextEpoch, single_process_random_resume_draws_the_next_epoch)
 
 }  // namespace accel::props

@@ -95,6 +95,8 @@ def family_of(config):
     api = config.get("api", "prepare_data_loader")
     if api == "accelerator":
         return "accelerator"
+    if api == "resume":
+        return "resume"
     if api.startswith("Accelerator.prepare") or api.startswith("AcceleratedScheduler"):
         return "scheduler"
     if api == "BatchSamplerShard":
@@ -896,6 +898,10 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             out.update(error=None, ranks=record_scheduler(config, hang_timeout))
         elif family == "accelerator":
             error, ranks = record_accelerator(config, hang_timeout)
+            out.update(error=error, ranks=ranks)
+        elif family == "resume":
+            import resume  # its own module: save_state / load_state across two process groups
+            error, ranks = resume.record_resume(config, hang_timeout, sys.modules[__name__])
             out.update(error=error, ranks=ranks)
         else:
             check_loader_config(config)

@@ -1,0 +1,130 @@
+"""Family `resume`: a checkpoint taken with Accelerator.save_state mid-epoch, loaded by a fresh process group with
+Accelerator.load_state, and the training continued by one of the ways users skip what was already seen.
+
+Two process groups, as on a real cluster: the first runs the whole uninterrupted training (recording every batch)
+and calls save_state after S batches of epoch E, as the interrupted job would have; its batches up to that point
+are the interrupted job's, since nothing before the save depends on whether the job goes on. The second group is
+a fresh set of processes that runs the same script start-up, load_state, and the rest of the training in the
+chosen mode. Comparing the two is the point: nothing here decides what "should" happen.
+"""
+import os
+import shutil
+import tempfile
+
+RESUME_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "num_processes", "drop_last", "shuffle",
+                      "set_seed", "accelerator", "multiprocess", "epochs", "resume", "torch_version")
+RESUME_MODES = ("skip_first_batches", "continue", "stateful", "none")
+
+
+def check_resume_config(c, bad_input):
+    unknown = sorted(set(c) - set(RESUME_CONFIG_KEYS))
+    if unknown:
+        raise bad_input(f"config.{unknown[0]}: not a key of the resume family")
+    for k in ("dataset_len", "batch_size", "num_processes", "epochs"):
+        if not isinstance(c.get(k), int) or isinstance(c.get(k), bool):
+            raise bad_input(f"config.{k}: is required (an integer)")
+    if c.get("dataset_kind", "map") != "map":
+        raise bad_input('config.dataset_kind: the resume family records map-style datasets only')
+    r = c.get("resume")
+    if not isinstance(r, dict):
+        raise bad_input("config.resume: is required (an object)")
+    if r.get("with") not in RESUME_MODES:
+        raise bad_input(f"config.resume.with: must be one of {', '.join(RESUME_MODES)}")
+    for k in ("epoch", "step"):
+        if not isinstance(r.get(k), int) or r[k] < 0:
+            raise bad_input(f"config.resume.{k}: is required (an integer >= 0)")
+    if r["epoch"] >= c["epochs"]:
+        raise bad_input("config.resume.epoch: must be below config.epochs")
+    if not isinstance(r.get("loop_set_epoch", False), bool):
+        raise bad_input("config.resume.loop_set_epoch: must be true or false")
+    stateful = bool(c.get("accelerator", {}).get("use_stateful_dataloader"))
+    if (r["with"] == "stateful") != stateful:
+        raise bad_input('config.resume.with: "stateful" goes with config.accelerator.use_stateful_dataloader = true '
+                        "and only with it")
+
+
+def _script_start(c, rank, h):
+    """What both process groups run first: Accelerator(...), set_seed, the user's DataLoader, prepare."""
+    for k in [k for k in os.environ if k.startswith("ACCELERATE_")]:
+        del os.environ[k]
+    h.reset_accelerate_singletons()
+    acc = dict(c.get("accelerator", {}))
+    kwargs = {"cpu": True}
+    for k in h.ACCELERATOR_KWARGS:
+        if k in acc:
+            kwargs[k] = acc.pop(k)
+    if acc:
+        kwargs["dataloader_config"] = h.DataLoaderConfiguration(**acc)
+    accelerator = h.Accelerator(**kwargs)
+    if c.get("set_seed") is not None:
+        h.set_seed(c["set_seed"])
+    dl = h.build_user_dataloader(c, tensors=True, rank=rank)
+    return accelerator, accelerator.prepare(dl)
+
+
+def _first_group(c, rank, ckpt, h):
+    r = c["resume"]
+    accelerator, dl = _script_start(c, rank, h)
+    epochs = []
+    for epoch in range(c["epochs"]):
+        if r.get("loop_set_epoch"):
+            dl.set_epoch(epoch)
+        if (epoch, r["step"]) == (r["epoch"], 0):
+            accelerator.save_state(ckpt)
+        batches = []
+        for batch in dl:
+            batches.append(h.batch_ids(batch))
+            if (epoch, len(batches)) == (r["epoch"], r["step"]) and r["step"] > 0:
+                accelerator.save_state(ckpt)
+        epochs.append(batches)
+    return {"uninterrupted": epochs}
+
+
+def _second_group(c, rank, ckpt, h):
+    r = c["resume"]
+    accelerator, dl = _script_start(c, rank, h)
+    accelerator.load_state(ckpt)
+    epochs = []
+    for epoch in range(r["epoch"], c["epochs"]):
+        if r.get("loop_set_epoch"):
+            dl.set_epoch(epoch)
+        active = dl
+        if epoch == r["epoch"] and r["with"] == "skip_first_batches" and r["step"] > 0:
+            active = accelerator.skip_first_batches(dl, r["step"])
+        batches = []
+        for step, batch in enumerate(active):
+            if epoch == r["epoch"] and r["with"] == "continue" and step < r["step"]:
+                continue
+            batches.append(h.batch_ids(batch))
+        epochs.append(batches)
+    return {"resumed": epochs}
+
+
+def record_resume(c, hang_timeout, h):
+    """(error, ranks) of a resume case; `h` is record.py (its helpers and Accelerate's names)."""
+    check_resume_config(c, h.BadInput)
+    ckpt = tempfile.mkdtemp(prefix="accel-sim-resume-")
+    try:
+        first = h.run_group(c["num_processes"], lambda rank, p: _guard(_first_group, c, rank, ckpt, h),
+                            hang_timeout)
+        second = h.run_group(c["num_processes"], lambda rank, p: _guard(_second_group, c, rank, ckpt, h),
+                             hang_timeout)
+    finally:
+        shutil.rmtree(ckpt, ignore_errors=True)
+    ranks = []
+    for rank in range(c["num_processes"]):
+        a, b = first[rank], second[rank]
+        rec = {"rank": rank, "uninterrupted": a.get("uninterrupted", []), "resumed": b.get("resumed", [])}
+        failure = a.get("error") or a.get("failure") or b.get("error") or b.get("failure")
+        if failure:
+            rec["error"] = failure
+        ranks.append(rec)
+    return None, ranks
+
+
+def _guard(fn, c, rank, ckpt, h):
+    try:
+        return fn(c, rank, ckpt, h)
+    except Exception as exc:
+        return {"error": h.error_object(exc, fn.__name__.strip("_"))}
+

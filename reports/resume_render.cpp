@@ -1,0 +1,87 @@
+#include "resume_render.hpp"
+
+#include <sstream>
+
+namespace accel::reports {
+namespace {
+
+std::string ids_text(const IdDelta& d) {
+  std::string s;
+  for (SampleId id : d.first) s += (s.empty() ? "" : ", ") + std::to_string(id);
+  if (d.count > static_cast<std::int64_t>(d.first.size())) s += ", ...";
+  return s;
+}
+
+trace::Json delta_json(const IdDelta& d) {
+  trace::Json j;
+  j["count"] = d.count;
+  j["first"] = d.first;
+  return j;
+}
+
+std::string shape_text(const ResumeReport& r) {
+  const auto& c = r.config;
+  const std::int64_t ranks = c.resume.resume_ranks.value_or(c.job.prepare.num_processes);
+  return std::to_string(ranks) + (ranks == 1 ? " process" : " processes") + ", batch size " +
+         std::to_string(c.resume.resume_batch_size.value_or(c.job.loader.batch_size));
+}
+
+}  // namespace
+
+std::string render_resume_terminal(const ResumeReport& r) {
+  const auto& s = r.config.resume;
+  std::ostringstream os;
+  os << "Resume from save_state at epoch " << s.epoch << ", after " << s.step << " of " << r.batches_per_epoch
+     << " batches per rank, with " << trace::mode_name(s.mode) << (s.loop_set_epoch ? ", set_epoch in the loop" : "")
+     << "; restarted on " << shape_text(r);
+  if (s.skip && *s.skip != s.step) os << ", skipping " << *s.skip << " batches";
+  os << "\n";
+  if (r.conversion) os << "  " << *r.conversion << "\n";
+  os << "  " << (r.outcome.identical ? "IDENTICAL to the uninterrupted run" : "NOT identical to the uninterrupted run")
+     << (r.outcome.same_shape ? "" : " (other ranks or batch size: compared sample for sample per epoch)") << "\n";
+  os << "  epoch  identical  extra  missing  first extra ids / first missing ids\n";
+  for (const auto& e : r.outcome.epochs) {
+    os << "  " << e.epoch << std::string(7 - std::min<std::size_t>(6, std::to_string(e.epoch).size()), ' ')
+       << (e.identical ? "yes        " : "no         ") << e.extra.count << std::string(7 - std::min<std::size_t>(6, std::to_string(e.extra.count).size()), ' ')
+       << e.missing.count << std::string(9 - std::min<std::size_t>(8, std::to_string(e.missing.count).size()), ' ');
+    if (e.extra.count || e.missing.count) os << "[" << ids_text(e.extra) << "] / [" << ids_text(e.missing) << "]";
+    os << "\n";
+  }
+  for (const auto& why : r.reasons) os << "  why: " << why << "\n";
+  os << "  recipe: " << r.recipe.statement << "\n";
+  return os.str();
+}
+
+trace::Json render_resume_json(const ResumeReport& r) {
+  const auto& c = r.config;
+  trace::Json j;
+  j["at"] = {{"epoch", c.resume.epoch}, {"step", c.resume.step}};
+  j["converted_from"] = r.conversion ? trace::Json(*r.conversion) : trace::Json(nullptr);
+  j["with"] = trace::mode_name(c.resume.mode);
+  j["loop_set_epoch"] = c.resume.loop_set_epoch;
+  j["ranks"] = c.job.prepare.num_processes;
+  j["resume_ranks"] = c.resume.resume_ranks.value_or(c.job.prepare.num_processes);
+  j["batch_size"] = c.job.loader.batch_size;
+  j["resume_batch_size"] = c.resume.resume_batch_size.value_or(c.job.loader.batch_size);
+  j["skip"] = c.resume.mode == trace::ResumeMode::Stateful ? c.resume.step : c.resume.skip.value_or(c.resume.step);
+  j["batches_per_epoch"] = r.batches_per_epoch;
+  j["identical"] = r.outcome.identical;
+  j["same_shape"] = r.outcome.same_shape;
+  j["extra"] = delta_json(r.outcome.extra);
+  j["missing"] = delta_json(r.outcome.missing);
+  trace::Json epochs = trace::Json::array();
+  for (const auto& e : r.outcome.epochs) {
+    epochs.push_back({{"epoch", e.epoch}, {"identical", e.identical}, {"extra", delta_json(e.extra)},
+                      {"missing", delta_json(e.missing)}});
+  }
+  j["epochs"] = std::move(epochs);
+  j["reasons"] = r.reasons;
+  trace::Json changes = trace::Json::array();
+  for (const auto& ch : r.recipe.changes) changes.push_back({{"change", ch.what}, {"flag", ch.flag}});
+  j["recipe"] = {{"needed", r.recipe.needed}, {"found", r.recipe.found}, {"verified", r.recipe.found},
+                 {"changes", std::move(changes)}, {"statement", r.recipe.statement},
+                 {"candidates_simulated", r.recipe.candidates_simulated}};
+  return j;
+}
+
+}  // namespace accel::reports

@@ -1,0 +1,128 @@
+#include "resume_simulator.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/prepare_data_loader.hpp"
+#include "simulator.hpp"
+#include "trace/trace_json.hpp"
+
+namespace accel::sim {
+namespace {
+
+// Ranks run one after another; the only collective a non-dispatched DataLoaderShard makes is rank 0's
+// generator broadcast at the start of a pass, so rank 0 logs what it sends and the others read it back
+// in the same order, as if they had waited for it.
+class BroadcastReplay final : public Communicator {
+ public:
+  BroadcastReplay(std::shared_ptr<std::vector<std::vector<std::int64_t>>> log, std::int64_t rank, std::int64_t world)
+      : log_(std::move(log)), rank_(rank), world_(world) {}
+  std::int64_t rank() const override { return rank_; }
+  std::int64_t world_size() const override { return world_; }
+  std::vector<std::int64_t> broadcast_object(std::vector<std::int64_t> object, std::int64_t root) override {
+    if (root != 0) throw std::logic_error("BroadcastReplay: only rank 0 broadcasts");
+    if (rank_ == 0) {
+      log_->push_back(object);
+      return object;
+    }
+    return log_->at(next_++);
+  }
+  Batch broadcast(Batch, std::int64_t) override { throw std::logic_error("BroadcastReplay: no batch broadcast"); }
+  std::vector<Batch> all_gather(const Batch&) override { throw std::logic_error("BroadcastReplay: no all_gather"); }
+  void barrier() override {}
+
+ private:
+  std::shared_ptr<std::vector<std::vector<std::int64_t>>> log_;
+  std::int64_t rank_, world_;
+  std::size_t next_ = 0;
+};
+
+DataLoaderShard prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {
+  PrepareOptions o = job.prepare;
+  o.process_index = rank;
+  o.process_seed = process_seed(job, rank);
+  PreparedLoader p = prepare_data_loader(job.loader, o);
+  auto* shard = std::get_if<DataLoaderShard>(&p);
+  if (!shard) throw trace::ConfigError("config.accelerator.dispatch_batches: the resume family models DataLoaderShard only");
+  return *shard;
+}
+
+std::vector<Batch> batches_of(const LoaderPass& pass, std::int64_t drop) {
+  std::vector<Batch> out;
+  for (std::int64_t j = drop; j < pass.num_batches(); ++j) out.push_back(pass.batch(j));
+  return out;
+}
+
+constexpr std::uint64_t kRestartedSeedStandIn = 0x5eed'0000'0000'0002ULL;
+
+}  // namespace
+
+trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
+  const auto& spec = c.resume;
+  const std::int64_t world = c.job.prepare.num_processes;
+  trace::ResumeTrace out;
+  std::vector<std::optional<GeneratorState>> saved(static_cast<std::size_t>(world));
+  auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+  for (std::int64_t r = 0; r < world; ++r) {
+    trace::ResumeRankRecord rec;
+    rec.rank = r;
+    DataLoaderShard loader = prepared_shard(c.job, r);
+    BroadcastReplay comm(log, r, world);
+    for (std::int64_t e = 0; e < c.job.epochs; ++e) {
+      if (spec.loop_set_epoch) loader.set_epoch(e);
+      if (e == spec.epoch && spec.step == 0) saved[static_cast<std::size_t>(r)] = loader.process_generator_state();
+      const LoaderPass pass = loader.iterate(&comm);
+      // The loader draws everything it draws from torch's generator when the pass starts, so a checkpoint
+      // after any batch of it sees the generator as the pass start left it.
+      if (e == spec.epoch && spec.step > 0) {
+        if (spec.step > pass.num_batches()) {
+          throw trace::ConfigError("config.resume.step: " + std::to_string(spec.step) + " is past the end of epoch " +
+                                   std::to_string(e) + " (" + std::to_string(pass.num_batches()) +
+                                   " batches on rank " + std::to_string(r) + "), so save_state is never reached");
+        }
+        saved[static_cast<std::size_t>(r)] = loader.process_generator_state();
+      }
+      rec.uninterrupted.push_back(batches_of(pass, 0));
+    }
+    out.ranks.push_back(std::move(rec));
+  }
+
+  trace::LoaderCase job2 = c.job;
+  job2.prepare.num_processes = spec.resume_ranks.value_or(world);
+  job2.loader.batch_size = spec.resume_batch_size.value_or(c.job.loader.batch_size);
+  if (!job2.torch_manual_seed) {
+    // Without set_seed, torch seeds each new process from the OS, so the restarted ranks do not get the
+    // first job's seeds: a different fixed stand-in per rank (seeding with it is the same generator state).
+    job2.torch_manual_seed = PythonInt{kRestartedSeedStandIn};
+    job2.seed_per_rank = true;
+  }
+  const std::int64_t world2 = job2.prepare.num_processes;
+  // A StatefulDataLoader fast-forwards by the batches its state_dict counted; the user chooses only how
+  // many batches skip_first_batches / continue skip.
+  const std::int64_t skip = spec.mode == trace::ResumeMode::Stateful ? spec.step : spec.skip.value_or(spec.step);
+  auto log2 = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+  for (std::int64_t r = 0; r < world2; ++r) {
+    if (r >= world) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
+    auto& rec = out.ranks[static_cast<std::size_t>(r)];
+    DataLoaderShard loader = prepared_shard(job2, r);
+    // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
+    // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
+    if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);
+    BroadcastReplay comm(log2, r, world2);
+    for (std::int64_t e = spec.epoch; e < c.job.epochs; ++e) {
+      if (spec.loop_set_epoch) loader.set_epoch(e);
+      if (e != spec.epoch || spec.mode == trace::ResumeMode::None) {
+        rec.resumed.push_back(batches_of(loader.iterate(&comm), 0));
+      } else if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0) {
+        DataLoaderShard skipped = loader.skip_first_batches(skip);
+        rec.resumed.push_back(batches_of(skipped.iterate(&comm), 0));
+      } else {
+        rec.resumed.push_back(batches_of(loader.iterate(&comm), skip));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace accel::sim

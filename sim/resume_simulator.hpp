@@ -1,0 +1,19 @@
+// The resume family simulated: the uninterrupted job, the checkpoint Accelerator.save_state takes after S
+// batches of epoch E, and a fresh job that load_state's it and continues, rank by rank.
+//
+// What crosses the checkpoint is what Accelerate 1.15.0 really saves (checkpointing.py): each process's
+// default torch generator (torch.get_rng_state, restored per process index), a StatefulDataLoader's
+// state_dict when use_stateful_dataloader is on, and nothing else that decides the order: not the
+// prepared loader's iteration counter, not a RandomSampler's own generator, and not a map-style
+// SeedableRandomSampler's epoch (save_accelerator_state only saves the sampler of an IterableDatasetShard).
+#pragma once
+
+#include "trace/resume_case.hpp"
+
+namespace accel::sim {
+
+// Raises trace::ConfigError when the checkpoint cannot be taken (S past the end of epoch E on a rank) and
+// AccelerateError where Accelerate rejects the script.
+trace::ResumeTrace simulate_resume(const trace::ResumeCase& config);
+
+}  // namespace accel::sim

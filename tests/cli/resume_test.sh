@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The resume what-if from the command line: the acceptance command's JSON, a recipe that really fixes the
+# resume it was given for (rerun with its flags), check --require exact-resume, and bad input exiting 2.
+set -u
+bin=$1
+pass=0
+fail=0
+check() {  # name expected_exit command...
+  local name=$1 want=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: exit $rc, wanted $want"; echo "$out" | head -5; fi
+}
+check_output() {  # name pattern command...
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  out=$("$@" 2>&1)
+  if echo "$out" | grep -q -- "$pattern"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: output lacks '$pattern'"; echo "$out" | head -5; fi
+}
+json_field() {  # python expression over the report as `r`, then the command
+  local expr=$1
+  shift
+  "$@" --json | python3 -c "import json,sys; r=json.load(sys.stdin); print($expr)"
+}
+
+accept=(--ranks 4 --dataset-len 1000 --batch-size 8 --shuffle --seed 1 --epochs 2 --resume-at 0:10 --resume-with skip_first_batches)
+check "acceptance command" 0 "$bin" "${accept[@]}" --json
+check_output "acceptance has the resume object" "True True 2" \
+  json_field "'identical' in r['resume'], 'recipe' in r['resume'], len(r['resume']['epochs'])" "$bin" "${accept[@]}"
+
+# Recorded as broken (golden resume-rand-n2-e1s2-skipfirstbatches): the RandomSampler's generator is not saved.
+broken=(--ranks 2 --dataset-len 23 --batch-size 3 --shuffle --set-seed 42 --epochs 3 --resume-at 1:2)
+check_output "broken resume is reported" "NOT identical" "$bin" "${broken[@]}"
+check "exact-resume fails on it" 1 "$bin" check "${broken[@]}" --require exact-resume
+flags=$(json_field "' '.join(c['flag'] for c in r['resume']['recipe']['changes'])" "$bin" "${broken[@]}")
+if [ -n "$flags" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL no recipe for the broken resume"; fi
+# shellcheck disable=SC2086
+check "the recipe's flags make it exact" 0 "$bin" check "${broken[@]}" $flags --require exact-resume
+# shellcheck disable=SC2086
+check_output "and the what-if agrees" "IDENTICAL" "$bin" "${broken[@]}" $flags
+
+# Nothing skipped: the S batches before the checkpoint come again (sequential: ids 0..S*B*R-1).
+check_output "none repeats the first batches" "\[0, 1, 2, 3, 4, 5, 6, 7\]" \
+  json_field "r['resume']['extra']['first']" "$bin" --ranks 2 --dataset-len 20 --batch-size 2 --epochs 1 --resume-at 0:2 --resume-with none
+check "exact-resume holds for a sequential skip" 0 "$bin" check --ranks 2 --dataset-len 20 --batch-size 2 --epochs 2 \
+  --resume-at 0:2 --require exact-resume,no-drops
+
+# --resume-at-step with --grad-accum: G*K batches per rank, split by len(dataloader) (here 5).
+check_output "step conversion" "1 3" json_field "r['resume']['at']['epoch'], r['resume']['at']['step']" \
+  "$bin" --ranks 2 --dataset-len 20 --batch-size 2 --epochs 3 --resume-at-step 4 --grad-accum 2
+
+# Bad input: exit 2 naming the flag and the rule.
+check_output "bad --resume-at" "--resume-at: must be EPOCH:STEP" "$bin" --dataset-len 20 --resume-at 1-2
+check "bad --resume-at exits 2" 2 "$bin" --dataset-len 20 --resume-at 1-2
+check_output "epoch past --epochs" "is not below --epochs" "$bin" --dataset-len 20 --resume-at 3:0 --epochs 2
+check_output "step past the epoch" "past the end of epoch 0" "$bin" --dataset-len 20 --batch-size 4 --resume-at 0:9
+check "step past the epoch exits 2" 2 "$bin" --dataset-len 20 --batch-size 4 --resume-at 0:9
+check_output "unknown mode" "--resume-with: must be one of" "$bin" --dataset-len 20 --resume-at 0:1 --resume-with rewind
+check_output "prepare_data_loader api" "needs --api accelerator" "$bin" --api prepare_data_loader --dataset-len 20 --resume-at 0:1
+check_output "exact-resume needs a checkpoint" "give --resume-at" "$bin" check --dataset-len 20 --require exact-resume
+check "exact-resume needs a checkpoint exits 2" 2 "$bin" check --dataset-len 20 --require exact-resume
+
+echo "resume cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
