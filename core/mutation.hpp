@@ -35,6 +35,8 @@ enum class Mutation {
   SchedulerStepsDuringAccumulation,  // AcceleratedScheduler steps once on accumulation micro-steps
   SchedulerStepsAfterSkippedStep,    // AcceleratedScheduler steps although the optimizer step was skipped
   OneCycleGuardMissing,              // no _step_count <= total_steps guard: OneCycleLR is stepped past its end
+  GatherForMetricsKeepsPadding,      // gather_for_metrics (tensors) does not cut the last step to the remainder
+  GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
 };
 
 #ifdef ACCEL_SIM_MUTATIONS
