@@ -87,5 +87,8 @@ ACCEL_MUTANT(EpochPlanIgnoresSkip_EpochPlan, EpochPlanIgnoresSkip, epoch_plan_eq
 ACCEL_MUTANT(SchedulerStepsDuringAccumulation_Loop, SchedulerStepsDuringAccumulation, scheduler_steps_r_times_per_optimizer_step)
 ACCEL_MUTANT(SchedulerStepsAfterSkippedStep_Direct, SchedulerStepsAfterSkippedStep, scheduler_direct_steps_follow_sync_and_skips)
 ACCEL_MUTANT(OneCycleGuardMissing_OneCycle, OneCycleGuardMissing, one_cycle_never_passes_total_steps_without_split)
+ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
+             gather_for_metrics_is_exact_on_even_map_shards)
+ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
 
 }  // namespace accel::props

@@ -31,5 +31,8 @@ void epoch_plan_equals_simulation();
 void scheduler_steps_r_times_per_optimizer_step();
 void scheduler_direct_steps_follow_sync_and_skips();
 void one_cycle_never_passes_total_steps_without_split();
+// 10. eval_props.cpp
+void gather_for_metrics_is_exact_on_even_map_shards();
+void gather_object_metrics_are_exact_when_dispatched();
 
 }  // namespace accel::props

@@ -25,5 +25,7 @@ ACCEL_PROP(DirectVsReplay, EpochPlanEqualsSimulation, epoch_plan_equals_simulati
 ACCEL_PROP(Scheduler, StepsRTimesPerOptimizerStep, scheduler_steps_r_times_per_optimizer_step)
 ACCEL_PROP(Scheduler, DirectStepsFollowSyncAndSkips, scheduler_direct_steps_follow_sync_and_skips)
 ACCEL_PROP(Scheduler, OneCycleNeverPassesTotalStepsWithoutSplit, one_cycle_never_passes_total_steps_without_split)
+ACCEL_PROP(Eval, GatherForMetricsIsExactOnEvenMapShards, gather_for_metrics_is_exact_on_even_map_shards)
+ACCEL_PROP(Eval, GatherObjectMetricsAreExactWhenDispatched, gather_object_metrics_are_exact_when_dispatched)
 
 }  // namespace accel::props
