@@ -137,7 +137,10 @@ int run_check_config(const Json& config, const std::string& requirements, const 
     try {
       results = accel::reports::check_requirements(scenario, names);
     } catch (const std::invalid_argument& e) {
-      throw accel::trace::ConfigError(e.what());
+      // exact-metrics is judged here, outside the scenario's requirements; the list of valid names has it too.
+      std::string message = e.what();
+      if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::reports::kExactMetrics);
+      throw accel::trace::ConfigError(message);
     }
     for (const auto& r : results) {
       std::cout << (r.holds ? "ok   " : "FAIL ") << r.name << " (" << what << ")";

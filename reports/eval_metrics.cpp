@@ -114,7 +114,7 @@ std::string describe(const EvalReport& r) {
 
 EvalOutcome evaluate(const trace::MetricsCase& config) {
   EvalOutcome out;
-  const trace::Trace t = sim::simulate(config);
+  const trace::Trace t = sim::simulate_rank0_steps(config);
   if (t.error) {
     out.error = t.error->type + " in " + t.error->where + ": " + t.error->message;
     return out;

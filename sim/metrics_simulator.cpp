@@ -13,7 +13,9 @@ std::string left_loop_message(const std::vector<std::int64_t>& left, std::int64_
   return "ranks " + ranks + " had no batch at step " + std::to_string(step) + ": the gather never completes";
 }
 
-trace::Trace simulate(const trace::MetricsCase& config) {
+namespace {
+
+trace::Trace simulate_metrics(const trace::MetricsCase& config, bool every_rank) {
   trace::LoaderCase one_pass = config.loader;
   one_pass.epochs = 1;
   one_pass.schedule.assign(1, trace::LoaderRole::Prepared);
@@ -52,7 +54,7 @@ trace::Trace simulate(const trace::MetricsCase& config) {
     std::vector<Batch> per_rank;
     for (std::int64_t r = 0; r < world; ++r) per_rank.push_back(passes[static_cast<std::size_t>(r)]->batches[static_cast<std::size_t>(step)]);
     const GatherOutcome plain = gather(per_rank);
-    for (std::int64_t r = 0; r < world; ++r) {
+    for (std::int64_t r = 0; r < (every_rank ? world : 1); ++r) {
       const trace::PassRecord& p = *passes[static_cast<std::size_t>(r)];
       trace::GatherStepRecord s;
       s.step = step;
@@ -73,5 +75,11 @@ trace::Trace simulate(const trace::MetricsCase& config) {
   out.body = std::move(ranks);
   return out;
 }
+
+}  // namespace
+
+trace::Trace simulate(const trace::MetricsCase& config) { return simulate_metrics(config, true); }
+
+trace::Trace simulate_rank0_steps(const trace::MetricsCase& config) { return simulate_metrics(config, false); }
 
 }  // namespace accel::sim

@@ -15,6 +15,10 @@ namespace accel::sim {
 
 trace::Trace simulate(const trace::MetricsCase& config);
 
+// The same, with the step records of rank 0 only (every rank's errors are still there): every rank
+// receives the same gathered ids, so a caller counting what the metric sees needs one copy, not R.
+trace::Trace simulate_rank0_steps(const trace::MetricsCase& config);
+
 // The message a rank still in the loop records when others have none at `step`.
 std::string left_loop_message(const std::vector<std::int64_t>& left, std::int64_t step);
 
