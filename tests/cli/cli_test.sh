@@ -60,6 +60,9 @@ check "gate exact-metrics with gather_object" 0 "$bin" check --ranks 4 --dataset
 check "gate exact-metrics tensor gather of unequal sizes" 1 "$bin" check --ranks 4 --dataset-len 1 --dispatch-batches --require exact-metrics
 check "gate eval flags without exact-metrics" 2 "$bin" check --ranks 2 --dataset-len 10 --use-gather-object --require lockstep
 check "eval break must be a number" 2 "$bin" --ranks 2 --dataset-len 10 --eval --eval-break-after x
+check_output "metrics config names a bad field" "config.use_gather_object: must be true or false" \
+  bash -c "echo '{\"config\": {\"api\": \"accelerator+gather_for_metrics\", \"dataset_len\": 10, \"num_processes\": 2, \"use_gather_object\": \"yes\"}}' | '$bin' trace --config -"
+check "metrics trace matches its golden case" 0 bash -c "'$bin' trace --config '$golden/metrics-iter-n2-b3-l10-nodispatch.json' | '$bin' diff '$golden/metrics-iter-n2-b3-l10-nodispatch.json' -"
 gdir=$(mktemp -d)
 cp "$golden/map-n3-b3-l10-split-uneven-keep.json" "$golden/iter-n3-b3-l10-nosplit-even-keep.json" "$gdir/"
 check "gate golden dir matches" 0 "$bin" check --golden "$gdir"
