@@ -53,6 +53,7 @@ check "gate needs a requirement" 2 "$bin" check --ranks 4 --dataset-len 10
 check_output "eval exact on 64 ranks" '"metric_samples": 1001' "$bin" --ranks 64 --dataset-len 1001 --eval --json
 check_output "eval names iterable duplicates" "2 of them duplicates (ids 0, 1)" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --eval
 check_output "eval verifies the dispatch fix" "exact in simulation with dispatch_batches=True" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --eval
+check_output "iterable duplicates are not fixed by gather_for_metrics" "gather_for_metrics does not remove them either" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches
 check "eval loop flags need --eval" 2 "$bin" --ranks 2 --dataset-len 10 --use-gather-object
 check "gate exact-metrics holds" 0 "$bin" check --ranks 64 --dataset-len 1001 --require exact-metrics
 check "gate exact-metrics fails" 1 "$bin" check --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --require exact-metrics
