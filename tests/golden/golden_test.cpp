@@ -96,6 +96,9 @@ TEST(Golden, EveryCaseMatchesAccelerate) {
   EXPECT_EQ(t.differed, 0);
   EXPECT_TRUE(t.not_covered.empty());
   EXPECT_EQ(t.matched, t.files);
+  // The recorded evaluation loops (gather_for_metrics on real gloo groups) are the only check of that path
+  // against Accelerate: losing them must fail here, not pass with fewer cases.
+  EXPECT_GE(t.matched_by_family["metrics"], 20);
 }
 
 }  // namespace
