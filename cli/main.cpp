@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cli/compare_reference.hpp"
+#include "cli/eval_flags.hpp"
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
 #include "cli/rank_driver.hpp"
@@ -24,6 +25,8 @@
 #include "cli/version.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
+#include "reports/eval_metrics.hpp"
+#include "reports/eval_render.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/requirements.hpp"
@@ -114,7 +117,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
 // the first one resumes with skip_first_batches).
-int run_check_loader(const Json& config, const std::string& requirements);
+int run_check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval);
 
 // exact-resume: the restarted job trains on exactly what the uninterrupted one does (resume flags needed).
 bool check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume) {
@@ -137,7 +140,8 @@ bool check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resum
   return o.identical;
 }
 
-int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume) {
+int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
+                     const accel::cli::EvalFlags& eval) {
   auto requested = split_list(requirements_text);
   const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
   bool resume_holds = true;
@@ -148,16 +152,23 @@ int run_check_config(const Json& config, const std::string& requirements_text, c
   }
   std::string requirements;
   for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
-  const int rest = run_check_loader(config, requirements);
+  const int rest = run_check_loader(config, requirements, eval);
   return resume_holds ? rest : kExitDiffer;
 }
 
-int run_check_loader(const Json& config, const std::string& requirements) {
+int run_check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval) {
   const auto parsed = accel::trace::parse_config(config);
   const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
   if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
-  const auto names = split_list(requirements);
+  auto names = split_list(requirements);
   if (names.empty()) throw accel::trace::ConfigError("--require: give at least one requirement");
+  // exact-metrics is judged on the evaluation loop, not on the loader's scenario.
+  const auto exact = std::find(names.begin(), names.end(), std::string(accel::reports::kExactMetrics));
+  const bool want_exact = exact != names.end();
+  if (want_exact) names.erase(exact);
+  if (!want_exact && eval.loop_options_given()) {
+    throw accel::trace::ConfigError("--use-gather-object / --eval-break-after: only used by --require exact-metrics");
+  }
   std::vector<std::pair<std::string, accel::trace::LoaderCase>> passes = {{"first pass", *loader_case}};
   if (!loader_case->schedule.empty() && loader_case->schedule.front() == accel::trace::LoaderRole::Skipped &&
       loader_case->epochs > 1) {
@@ -176,7 +187,10 @@ int run_check_loader(const Json& config, const std::string& requirements) {
     try {
       results = accel::reports::check_requirements(scenario, names);
     } catch (const std::invalid_argument& e) {
-      throw accel::trace::ConfigError(e.what());
+      // exact-metrics is judged here, outside the scenario's requirements; the list of valid names has it too.
+      std::string message = e.what();
+      if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::reports::kExactMetrics);
+      throw accel::trace::ConfigError(message);
     }
     for (const auto& r : results) {
       std::cout << (r.holds ? "ok   " : "FAIL ") << r.name << " (" << what << ")";
@@ -184,6 +198,14 @@ int run_check_loader(const Json& config, const std::string& requirements) {
       std::cout << "\n";
       all_hold = all_hold && r.holds;
     }
+  }
+  if (want_exact) {
+    const auto report = accel::reports::eval_report(eval.metrics_case(*loader_case));
+    const std::string evidence = accel::reports::exact_metrics_evidence(report);
+    std::cout << (evidence.empty() ? "ok   " : "FAIL ") << accel::reports::kExactMetrics << " (evaluation pass)";
+    if (!evidence.empty()) std::cout << ": " << evidence;
+    std::cout << "\n";
+    all_hold = all_hold && evidence.empty();
   }
   return all_hold ? 0 : kExitDiffer;
 }
@@ -282,8 +304,12 @@ std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlag
 }
 
 int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out,
-                const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags) {
+                const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags,
+                const accel::cli::EvalFlags& eval) {
   training.validate(flags.skip_batches.has_value(), resume_flags.at_step.has_value());
+  if (!eval.eval && eval.loop_options_given()) {
+    throw accel::trace::ConfigError("--use-gather-object / --eval-break-after: give --eval too");
+  }
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::reports::WhatIfOptions what_if_options;
@@ -313,15 +339,19 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     const auto resume_case = resume_flags.resume_case(flags.config(), training.grad_accum, conversion);
     resume = accel::reports::resume_what_if(resume_case, conversion);
   }
+  std::optional<accel::reports::EvalReport> evaluation;
+  if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::reports::eval_report(eval.metrics_case(config));
   if (out.json) {
     Json j = accel::reports::render_json(report);
     if (train) j["training"] = accel::reports::render_training_json(*train);
     if (resume) j["resume"] = accel::reports::render_resume_json(*resume);
+    if (evaluation) j["eval"] = accel::reports::render_eval_json(*evaluation);
     std::cout << accel::trace::dump(j);
   } else {
     std::cout << accel::reports::render_terminal(report);
     if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);
     if (resume) std::cout << "\n" << accel::reports::render_resume_terminal(*resume);
+    if (evaluation) std::cout << "\n" << accel::reports::render_eval_terminal(*evaluation);
   }
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
@@ -341,6 +371,8 @@ int main(int argc, char** argv) {
   accel::cli::ResumeFlags resume_flags;
   resume_flags.add_to(app);
   accel::cli::add_version(app);
+  accel::cli::EvalFlags eval_flags;
+  eval_flags.add_to(app, /*with_switch=*/true);
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
   std::string config_path;
@@ -358,12 +390,16 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
   std::string check_config, requirements, golden_dir;
   check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)");
-  check_cmd->add_option("--require", requirements, "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume");
+  check_cmd->add_option("--require", requirements,
+                        "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume,"
+                        "exact-metrics");
   check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator");
   LoaderFlags check_flags;
   check_flags.add_to(*check_cmd);
   accel::cli::ResumeFlags check_resume;
   check_resume.add_to(*check_cmd);
+  accel::cli::EvalFlags check_eval;
+  check_eval.add_to(*check_cmd, /*with_switch=*/false);
 
   auto* compare_cmd = app.add_subcommand(
       "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
@@ -432,7 +468,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) {
       if (!golden_dir.empty()) return run_check_golden(golden_dir);
       if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      return run_check_config(config_from(check_config, check_flags), requirements, check_resume);
+      return run_check_config(config_from(check_config, check_flags), requirements, check_resume, check_eval);
     }
     if (*compare_cmd) {
       if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
@@ -447,7 +483,7 @@ int main(int argc, char** argv) {
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
     const auto setup = apply_launch_setup(flags, &training, app);
-    return run_what_if(flags, training, report_options, setup, resume_flags);
+    return run_what_if(flags, training, report_options, setup, resume_flags, eval_flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;

@@ -37,6 +37,8 @@ enum class Mutation {
   OneCycleGuardMissing,              // no _step_count <= total_steps guard: OneCycleLR is stepped past its end
   SetEpochLeavesCounter,             // set_epoch moves the sampler's epoch but not the loader's iteration counter
   RngStateNotRestored,               // load_state's torch.set_rng_state does not reach the loader's global generator
+  GatherForMetricsKeepsPadding,      // gather_for_metrics (tensors) does not cut the last step to the remainder
+  GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -89,5 +89,8 @@ ACCEL_MUTANT(SchedulerStepsAfterSkippedStep_Direct, SchedulerStepsAfterSkippedSt
 ACCEL_MUTANT(OneCycleGuardMissing_OneCycle, OneCycleGuardMissing, one_cycle_never_passes_total_steps_without_split)
 ACCEL_MUTANT(SetEpochLeavesCounter_ExactResume, SetEpochLeavesCounter, seedable_set_epoch_resume_is_exact)
 ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, single_process_random_resume_draws_the_next_epoch)
+ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
+             gather_for_metrics_is_exact_on_even_map_shards)
+ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
 
 }  // namespace accel::props

@@ -27,5 +27,7 @@ ACCEL_PROP(Scheduler, DirectStepsFollowSyncAndSkips, scheduler_direct_steps_foll
 ACCEL_PROP(Scheduler, OneCycleNeverPassesTotalStepsWithoutSplit, one_cycle_never_passes_total_steps_without_split)
 ACCEL_PROP(Checkpoint, SeedableSetEpochResumeIsExact, seedable_set_epoch_resume_is_exact)
 ACCEL_PROP(Checkpoint, SingleProcessRandomResumeDrawsTheNextEpoch, single_process_random_resume_draws_the_next_epoch)
+ACCEL_PROP(Eval, GatherForMetricsIsExactOnEvenMapShards, gather_for_metrics_is_exact_on_even_map_shards)
+ACCEL_PROP(Eval, GatherObjectMetricsAreExactWhenDispatched, gather_object_metrics_are_exact_when_dispatched)
 
 }  // namespace accel::props

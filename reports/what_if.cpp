@@ -268,6 +268,12 @@ void add_warnings(WhatIfReport& report) {
     os << " (ids " << ids_text(s.coverage.duplicated_ids, cov.repeated)
        << "): metrics computed without gather_for_metrics are biased";
     if (!s.dispatches && report.dataset_kind == "map") os << "; even_batches=False avoids the duplicates";
+    // IterableDatasetShard's length is a multiple of its batch size, so GradientState.remainder is 0 (or -1
+    // with drop_last) and gather_for_metrics has nothing to cut: the hint above would mislead here.
+    if (!s.dispatches && report.dataset_kind == "iterable") {
+      os << "; gather_for_metrics does not remove them either (the shard reports remainder 0; --eval shows what the "
+            "metric gets)";
+    }
     w.push_back(os.str());
   }
   if (cov.dropped > 0) {

@@ -9,6 +9,7 @@
 #include "core/randperm.hpp"
 #include "core/sampler.hpp"
 #include "in_process_group.hpp"
+#include "metrics_simulator.hpp"
 #include "training_simulator.hpp"
 
 namespace accel::sim {

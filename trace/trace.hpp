@@ -14,6 +14,7 @@
 #include "core/accelerator_options.hpp"
 #include "core/batch.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "metrics_trace.hpp"
 #include "scheduler_trace.hpp"
 
 namespace accel::trace {
@@ -69,7 +70,14 @@ struct RandpermCase {
   std::int64_t epochs = 1;
 };
 
-using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, SchedulerCase>;
+// Family `metrics`: an Accelerator case (api "accelerator", one pass) whose loop gathers every step.
+struct MetricsCase {
+  LoaderCase loader;
+  bool use_gather_object = false;
+  std::optional<std::int64_t> break_after;  // the loop breaks when it reaches this step
+};
+
+using CaseConfig = std::variant<LoaderCase, BatchSamplerShardCase, RandpermCase, SchedulerCase, MetricsCase>;
 
 struct LoaderAttributes {
   std::string loader_class;
@@ -118,7 +126,7 @@ struct RandpermRecord {
 };
 
 using TraceBody = std::variant<std::vector<RankRecord>, std::vector<ShardRankRecord>, RandpermRecord,
-                               std::vector<SchedulerRankRecord>>;
+                               std::vector<SchedulerRankRecord>, std::vector<MetricsRankRecord>>;
 
 struct Trace {
   std::optional<ErrorRecord> error;

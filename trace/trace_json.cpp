@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "metrics_json.hpp"
 #include "scheduler_json.hpp"
 
 namespace accel::trace {
@@ -289,6 +290,7 @@ std::string family_of(const Json& config) {
   const std::string api = config.value("api", std::string("prepare_data_loader"));
   if (api.rfind("Accelerator.prepare", 0) == 0 || api.rfind("AcceleratedScheduler", 0) == 0) return "scheduler";
   if (api == "accelerator") return "accelerator";
+  if (api == kMetricsApi) return "metrics";
   if (api == "BatchSamplerShard") return "bss_varying";
   if (api == "SeedableRandomSampler") return "randperm";
   if (config.contains("dispatch_batches") && config["dispatch_batches"] == true) return "dispatch";
@@ -305,7 +307,8 @@ CaseConfig parse_config(const Json& config) {
   const std::string api = f.string_or("api", "prepare_data_loader");
   static const char* const known[] = {"accelerator", "prepare_data_loader", "prepare_data_loader+skip_first_batches",
                                       "BatchSamplerShard", "SeedableRandomSampler",
-                                      "Accelerator.prepare+AcceleratedScheduler", "AcceleratedScheduler.step(direct)"};
+                                      "Accelerator.prepare+AcceleratedScheduler", "AcceleratedScheduler.step(direct)",
+                                      kMetricsApi};
   if (std::find(std::begin(known), std::end(known), api) == std::end(known)) {
     std::string list;
     for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
@@ -313,6 +316,7 @@ CaseConfig parse_config(const Json& config) {
   }
   const std::string family = family_of(config);
   if (family == "scheduler") return parse_scheduler_config(config);
+  if (family == "metrics") return parse_metrics_config(config);
   if (family == "bss_varying") {
     BatchSamplerShardCase c;
     c.batch_sampler = f.batches("batch_sampler");
@@ -349,6 +353,8 @@ Json to_json(const std::string& case_name, const Json& config, const Trace& trac
     j["ranks"] = shard_ranks_json(*shards);
   } else if (const auto* sched = std::get_if<std::vector<SchedulerRankRecord>>(&trace.body)) {
     j["ranks"] = scheduler_ranks_json(*sched);
+  } else if (const auto* metrics = std::get_if<std::vector<MetricsRankRecord>>(&trace.body)) {
+    j["ranks"] = metrics_ranks_json(*metrics);
   } else {
     const auto& rp = std::get<RandpermRecord>(trace.body);
     Json epochs = Json::array();

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import shims  # noqa: E402  (must come before accelerate)
 import goldjson  # noqa: E402
+from record_metrics import METRICS_API, BadMetricsInput, record_metrics  # noqa: E402
 
 import torch  # noqa: E402
 import accelerate  # noqa: E402
@@ -97,6 +98,8 @@ def family_of(config):
         return "accelerator"
     if api == "resume":
         return "resume"
+    if api == METRICS_API:
+        return "metrics"
     if api.startswith("Accelerator.prepare") or api.startswith("AcceleratedScheduler"):
         return "scheduler"
     if api == "BatchSamplerShard":
@@ -795,8 +798,9 @@ def reset_accelerate_singletons():
     GradientState._reset_state()
 
 
-def accelerator_rank(c, rank, progress):
-    """One rank's script: Accelerator(...), set_seed, the user's DataLoader, accelerator.prepare(dl), the passes."""
+def accelerator_setup(c, rank):
+    """A rank's script up to its prepared loader: Accelerator(...), set_seed, the user's DataLoader,
+    accelerator.prepare(dl). Returns (accelerator, prepared), or a result dict naming the failure."""
     for k in [k for k in os.environ if k.startswith("ACCELERATE_")]:
         del os.environ[k]  # Accelerate reads options from these; the config says everything
     reset_accelerate_singletons()
@@ -824,6 +828,15 @@ def accelerator_rank(c, rank, progress):
         prepared = accelerator.prepare(dl)
     except Exception as exc:
         return {"prepare_error": error_object(exc, "Accelerator.prepare")}
+    return accelerator, prepared
+
+
+def accelerator_rank(c, rank, progress):
+    """One rank's script: Accelerator(...), set_seed, the user's DataLoader, accelerator.prepare(dl), the passes."""
+    setup = accelerator_setup(c, rank)
+    if isinstance(setup, dict):
+        return setup
+    accelerator, prepared = setup
     values, errors = loader_attributes(prepared)
     record = {"rank": rank, "loader_class": type(prepared).__name__, **values, "attr_errors": errors, "epochs": []}
     progress(record)
@@ -902,6 +915,9 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
         elif family == "resume":
             import resume  # its own module: save_state / load_state across two process groups
             error, ranks = resume.record_resume(config, hang_timeout, sys.modules[__name__])
+        elif family == "metrics":
+            error, ranks = record_metrics(config, hang_timeout, run_group, accelerator_setup,
+                                          check_accelerator_config)
             out.update(error=error, ranks=ranks)
         else:
             check_loader_config(config)
@@ -914,6 +930,8 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             else:
                 error, ranks = record_loader_single(config)
             out.update(error=error, ranks=ranks)
+    except BadMetricsInput as exc:
+        raise BadInput(str(exc)) from exc
     except (KeyError, TypeError) as exc:
         raise BadInput(f"config: missing or malformed field ({type(exc).__name__}: {exc})") from exc
     return out

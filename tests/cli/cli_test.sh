@@ -49,6 +49,21 @@ check "gate full-coverage fails" 1 "$bin" check --ranks 8 --dataset-len 65 --bat
 check "gate unknown requirement" 2 "$bin" check --ranks 2 --dataset-len 10 --require bogus
 check "gate rejected config" 2 "$bin" check --ranks 4 --dataset-len 10 --batch-size 6 --split-batches --require lockstep
 check "gate needs a requirement" 2 "$bin" check --ranks 4 --dataset-len 10
+# The evaluation loop: gather_for_metrics's counts, the verified fix, and the exact-metrics gate.
+check_output "eval exact on 64 ranks" '"metric_samples": 1001' "$bin" --ranks 64 --dataset-len 1001 --eval --json
+check_output "eval names iterable duplicates" "2 of them duplicates (ids 0, 1)" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --eval
+check_output "eval verifies the dispatch fix" "exact in simulation with dispatch_batches=True" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --eval
+check_output "iterable duplicates are not fixed by gather_for_metrics" "gather_for_metrics does not remove them either" "$bin" --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches
+check "eval loop flags need --eval" 2 "$bin" --ranks 2 --dataset-len 10 --use-gather-object
+check "gate exact-metrics holds" 0 "$bin" check --ranks 64 --dataset-len 1001 --require exact-metrics
+check "gate exact-metrics fails" 1 "$bin" check --ranks 2 --dataset-len 10 --batch-size 3 --dataset iterable --no-dispatch-batches --require exact-metrics
+check "gate exact-metrics with gather_object" 0 "$bin" check --ranks 4 --dataset-len 1 --dispatch-batches --use-gather-object --require exact-metrics,lockstep
+check "gate exact-metrics tensor gather of unequal sizes" 1 "$bin" check --ranks 4 --dataset-len 1 --dispatch-batches --require exact-metrics
+check "gate eval flags without exact-metrics" 2 "$bin" check --ranks 2 --dataset-len 10 --use-gather-object --require lockstep
+check "eval break must be a number" 2 "$bin" --ranks 2 --dataset-len 10 --eval --eval-break-after x
+check_output "metrics config names a bad field" "config.use_gather_object: must be true or false" \
+  bash -c "echo '{\"config\": {\"api\": \"accelerator+gather_for_metrics\", \"dataset_len\": 10, \"num_processes\": 2, \"use_gather_object\": \"yes\"}}' | '$bin' trace --config -"
+check "metrics trace matches its golden case" 0 bash -c "'$bin' trace --config '$golden/metrics-iter-n2-b3-l10-nodispatch.json' | '$bin' diff '$golden/metrics-iter-n2-b3-l10-nodispatch.json' -"
 gdir=$(mktemp -d)
 cp "$golden/map-n3-b3-l10-split-uneven-keep.json" "$golden/iter-n3-b3-l10-nosplit-even-keep.json" "$gdir/"
 check "gate golden dir matches" 0 "$bin" check --golden "$gdir"

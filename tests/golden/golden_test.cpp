@@ -123,6 +123,9 @@ TEST(Golden, EveryCaseMatchesAccelerate) {
   EXPECT_EQ(t.matched, t.files);
   // Issue 14: the save_state / load_state recordings are part of the set, in both environments.
   EXPECT_GE(t.matched_by_family["resume"], 20) << "resume cases missing or not matching";
+  // The recorded evaluation loops (gather_for_metrics on real gloo groups) are the only check of that path
+  // against Accelerate: losing them must fail here, not pass with fewer cases.
+  EXPECT_GE(t.matched_by_family["metrics"], 20);
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ sample=(
   sched-onecycle-n2-split-ga1-overrun              # Accelerator loop: OneCycleLR stepped past total_steps
   sched-dist-lin-n2-nosplit-ga2                    # Accelerator loop in a real gloo group (DDP)
   sched-direct-step-n3-nosplit-noadjust-skipped    # AcceleratedScheduler.step driven directly
+  metrics-iter-n2-b3-l10-nodispatch                # gather_for_metrics keeps an iterable shard's padding
+  metrics-map-n4-b1-l1-dispatch                    # a tensor gather of unequal sizes refused, gloo group
 )
 pass=0
 fail=0

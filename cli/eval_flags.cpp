@@ -1,0 +1,24 @@
+#include "eval_flags.hpp"
+
+namespace accel::cli {
+
+void EvalFlags::add_to(CLI::App& app, bool with_switch) {
+  if (with_switch) {
+    app.add_flag("--eval", eval,
+                 "add the evaluation section: what accelerator.gather_for_metrics hands the metric over one pass");
+  }
+  app.add_flag("--use-gather-object,--use_gather_object", use_gather_object,
+               "the evaluation loop calls gather_for_metrics(batch, use_gather_object=True)");
+  app.add_option("--eval-break-after", break_after, "the evaluation loop breaks when it reaches this step")
+      ->check(CLI::NonNegativeNumber);
+}
+
+trace::MetricsCase EvalFlags::metrics_case(const trace::LoaderCase& loader) const {
+  trace::MetricsCase m;
+  m.loader = loader;
+  m.use_gather_object = use_gather_object;
+  m.break_after = break_after;
+  return m;
+}
+
+}  // namespace accel::cli

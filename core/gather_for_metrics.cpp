@@ -1,0 +1,52 @@
+#include "gather_for_metrics.hpp"
+
+#include <algorithm>
+
+#include "mutation.hpp"
+
+namespace accel {
+namespace {
+
+Batch concatenate(const std::vector<Batch>& per_rank) {
+  Batch out;
+  for (const Batch& b : per_rank) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+bool sizes_agree(const std::vector<Batch>& per_rank) {
+  return std::all_of(per_rank.begin(), per_rank.end(),
+                     [&](const Batch& b) { return b.size() == per_rank.front().size(); });
+}
+
+}  // namespace
+
+std::string unequal_sizes_message(const std::vector<Batch>& per_rank) {
+  std::string sizes = "[";
+  for (std::size_t r = 0; r < per_rank.size(); ++r) sizes += (r ? ", " : "") + std::to_string(per_rank[r].size());
+  return "batch sizes per rank " + sizes + "]: gloo's all_gather needs the same size on every rank";
+}
+
+GatherOutcome gather(const std::vector<Batch>& per_rank) {
+  if (!sizes_agree(per_rank)) return {std::nullopt, unequal_sizes_message(per_rank), false};
+  return {concatenate(per_rank), std::nullopt, false};
+}
+
+GatherOutcome gather_for_metrics(const std::vector<Batch>& per_rank, bool end_of_dataloader, std::int64_t remainder,
+                                 bool use_gather_object, bool main_process) {
+  // gather_object pickles each rank's batch whole, so sizes may differ; the tensor path may not.
+  GatherOutcome out = use_gather_object ? GatherOutcome{concatenate(per_rank), std::nullopt, false} : gather(per_rank);
+  if (!out.ids || !end_of_dataloader) return out;
+  if (remainder == -1) {
+    out.logged_no_length = main_process;
+    return out;
+  }
+  const bool truncate = use_gather_object ? !mutant(Mutation::GatherObjectUntruncated)
+                                          : !mutant(Mutation::GatherForMetricsKeepsPadding);
+  // A slice [:remainder] past the end keeps everything, as Python's does.
+  if (remainder > 0 && truncate && remainder < static_cast<std::int64_t>(out.ids->size())) {
+    out.ids->resize(static_cast<std::size_t>(remainder));
+  }
+  return out;
+}
+
+}  // namespace accel
