@@ -3,23 +3,7 @@
 set -u
 bin=$1
 golden=$2
-pass=0
-fail=0
-check() {  # name expected_exit command...
-  local name=$1 want=$2
-  shift 2
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: exit $rc, wanted $want"; echo "$out" | head -5; fi
-}
-check_output() {  # name pattern command...
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  out=$("$@" 2>&1)
-  if echo "$out" | grep -q -- "$pattern"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: output lacks '$pattern'"; echo "$out" | head -5; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 case_file=$golden/map-n3-b3-l10-split-uneven-keep.json
 check "summary runs" 0 "$bin" --ranks 64 --dataset-len 1001
@@ -107,13 +91,6 @@ check_output "training warns that the schedule does not finish" "far from its en
 check_output "training prints the corrected length and warm-up" "total_steps=64 (8 optimizer steps x 8) ends it with training, and a warm-up of 10 optimizer steps needs warmup=80" "$bin" $train
 # 9408 samples / (4 x 8 ranks) = 294 optimizer steps; Accelerate's examples scale total_steps by 8: 2352.
 scaled="--ranks 8 --dataset-len 9408 --batch-size 4 --scheduler linear --warmup 80"
-check_lacks() {  # name pattern command...
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  out=$("$@" 2>&1)
-  if echo "$out" | grep -q -- "$pattern"; then fail=$((fail + 1)); echo "FAIL $name: output has '$pattern'"; else pass=$((pass + 1)); fi
-}
 check_lacks "a schedule scaled by num_processes is not flagged" "warning: the schedule" "$bin" $scaled --total-steps 2352
 check_output "an unscaled schedule ends early" "the schedule ends early: total_steps 294 is reached at optimizer step 37 of 294" "$bin" $scaled --total-steps 294
 check_output "an oversized schedule never decays" "far from its end when training stops: last_epoch 2352 of total_steps 100000 (2%)" "$bin" $scaled --total-steps 100000

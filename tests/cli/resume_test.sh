@@ -3,23 +3,7 @@
 # resume it was given for (rerun with its flags), check --require exact-resume, and bad input exiting 2.
 set -u
 bin=$1
-pass=0
-fail=0
-check() {  # name expected_exit command...
-  local name=$1 want=$2
-  shift 2
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: exit $rc, wanted $want"; echo "$out" | head -5; fi
-}
-check_output() {  # name pattern command...
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  out=$("$@" 2>&1)
-  if echo "$out" | grep -q -- "$pattern"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: output lacks '$pattern'"; echo "$out" | head -5; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 json_field() {  # python expression over the report as `r`, then the command
   local expr=$1
   shift
