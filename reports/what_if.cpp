@@ -220,6 +220,28 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
          !c.loader.generator_seed;
 }
 
+// The even_batches=False alternative as the table simulated it: advised only when it removes duplicates, and
+// always with what it costs (ranks left waiting in a collective), never on a config that already has it.
+std::string even_batches_advice(const WhatIfReport& report) {
+  const Scenario& base = report.scenarios.front();
+  if (!base.config.prepare.even_batches) return "";
+  for (const Scenario& alt : report.scenarios) {
+    if (alt.label != "even_batches=False" || alt.rejected || alt.iteration_error) continue;
+    const std::int64_t before = base.coverage.counts.duplicated, after = alt.coverage.counts.duplicated;
+    if (after >= before) return "";
+    std::ostringstream os;
+    os << "; even_batches=False (simulated) " << (after == 0 ? "removes them" : "leaves " + std::to_string(after) + " extra yields");
+    if (alt.waiting_ranks.empty()) {
+      os << " and the ranks stay in lock-step";
+    } else {
+      os << ", but ranks " << rank_ranges(alt.waiting_ranks) << " then wait forever at step " << alt.min_steps
+         << " in any per-step collective unless the loop runs under join_uneven_inputs";
+    }
+    return os.str();
+  }
+  return "";
+}
+
 void add_launch_warnings(WhatIfReport& report) {
   if (!report.launch) return;
   const LaunchSetup& l = *report.launch;
@@ -267,7 +289,7 @@ void add_warnings(WhatIfReport& report) {
     }
     os << " (ids " << ids_text(s.coverage.duplicated_ids, cov.repeated)
        << "): metrics computed without gather_for_metrics are biased";
-    if (!s.dispatches && report.dataset_kind == "map") os << "; even_batches=False avoids the duplicates";
+    if (!s.dispatches && report.dataset_kind == "map") os << even_batches_advice(report);
     // IterableDatasetShard's length is a multiple of its batch size, so GradientState.remainder is 0 (or -1
     // with drop_last) and gather_for_metrics has nothing to cut: the hint above would mislead here.
     if (!s.dispatches && report.dataset_kind == "iterable") {

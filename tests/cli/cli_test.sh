@@ -8,6 +8,10 @@ golden=$2
 case_file=$golden/map-n3-b3-l10-split-uneven-keep.json
 check "summary runs" 0 "$bin" --ranks 64 --dataset-len 1001
 check_output "what-if names the duplicates" "23 samples are seen twice (ids 0-22)" "$bin" --ranks 64 --dataset-len 1001
+check_output "advice states what it costs" "even_batches=False (simulated) removes them, but ranks 0-40 then wait forever at step 15" \
+  "$bin" --ranks 64 --dataset-len 1001
+check_lacks "no even_batches advice when it is already off" "even_batches=False (simulated)" \
+  "$bin" --ranks 8 --dataset-len 1001 --no-even-batches --shuffle --rng-types none
 check_output "what-if names the short ranks" "ranks 41-63 get one batch fewer" "$bin" --ranks 64 --dataset-len 1001 --no-even-batches
 check_output "json report" '"report_version": 1' "$bin" --ranks 64 --dataset-len 1001 --json
 html=$(mktemp)
