@@ -915,6 +915,7 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
         elif family == "resume":
             import resume  # its own module: save_state / load_state across two process groups
             error, ranks = resume.record_resume(config, hang_timeout, sys.modules[__name__])
+            out.update(error=error, ranks=ranks)
         elif family == "metrics":
             error, ranks = record_metrics(config, hang_timeout, run_group, accelerator_setup,
                                           check_accelerator_config)
