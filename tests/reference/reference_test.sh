@@ -28,6 +28,10 @@ sample=(
   sched-direct-step-n3-nosplit-noadjust-skipped    # AcceleratedScheduler.step driven directly
   metrics-iter-n2-b3-l10-nodispatch                # gather_for_metrics keeps an iterable shard's padding
   metrics-map-n4-b1-l1-dispatch                    # a tensor gather of unequal sizes refused, gloo group
+  resume-rand-n1-e0s2-skipfirstbatches             # save_state / load_state across two process groups
+  accel-iter-n1-b4-l1-droplast-nobatch             # Accelerator(): one process, no group, a dispatcher with no batch
+  rs-gen-n2-b2-l10-g5                              # the DataLoader's _base_seed draw from the user's generator
+  seed-ovf-n2-b2-l6-datamax                        # data_seed + epoch past 2^64: torch's overflow error
 )
 pass=0
 fail=0
