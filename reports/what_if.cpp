@@ -311,12 +311,25 @@ void add_warnings(WhatIfReport& report) {
                 "SeedableRandomSampler, so it has no effect (--use-seedable-sampler, or set_seed, seeds the shuffle)");
   }
   if (unseeded_shuffle(s.config)) {
+    std::string advice;
+    if (!s.ranks_share_order) {
+      // The advice is the simulated outcome of the same config with one seed on every rank.
+      trace::LoaderCase seeded = s.config;
+      seeded.torch_manual_seed = PythonInt{0};
+      seeded.seed_per_rank = false;
+      const Scenario fixed = analyze(seeded, "set_seed", "--set-seed N");
+      if (!fixed.rejected && !fixed.iteration_error) {
+        advice = "; with set_seed(N) on every rank (--set-seed N, simulated) " +
+                 std::to_string(fixed.coverage.counts.duplicated) + " duplicated and " +
+                 std::to_string(fixed.coverage.counts.dropped) + " never seen, the same on every run";
+      }
+    }
     w.push_back(std::string("shuffle without a seed: torch seeds every process from the OS, so the order differs every "
                             "run") +
                 (s.ranks_share_order
                      ? "; every rank follows one order, so the counts hold for every run (the ids shown are one run's)"
                      : " and every rank shuffles differently, so which samples are duplicated or never seen changes too "
-                       "(the counts are one possible run); set_seed(seed) on every rank, or data_seed, fixes it"));
+                       "(the counts are one possible run)" + advice));
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;

@@ -12,6 +12,9 @@ check_output "advice states what it costs" "even_batches=False (simulated) remov
   "$bin" --ranks 64 --dataset-len 1001
 check_lacks "no even_batches advice when it is already off" "even_batches=False (simulated)" \
   "$bin" --ranks 8 --dataset-len 1001 --no-even-batches --shuffle --rng-types none
+# 8 ranks x 126 steps = 1008 yields for 1001 samples: 7 padded once every rank follows one seeded order.
+check_output "unseeded advice is the simulated fix" "with set_seed(N) on every rank (--set-seed N, simulated) 7 duplicated and 0 never seen" \
+  "$bin" --ranks 8 --dataset-len 1001 --shuffle --rng-types none
 check_output "what-if names the short ranks" "ranks 41-63 get one batch fewer" "$bin" --ranks 64 --dataset-len 1001 --no-even-batches
 check_output "json report" '"report_version": 1' "$bin" --ranks 64 --dataset-len 1001 --json
 html=$(mktemp)
