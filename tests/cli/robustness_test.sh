@@ -36,7 +36,10 @@ check "dataset_kind a number" 2 "config.dataset_kind: must be a string" "$bin" t
 mkdir "$tmp/golden"
 sed 's/"case": "[^"]*"/"case": 5/' "$golden/map-n3-b3-l10-split-uneven-keep.json" > "$tmp/golden/numbered.json"
 check "check --golden, case a number" 1 "DIFFERS      numbered.json: first divergence at case" "$bin" check --golden "$tmp/golden"
-check "dataset-len 1e12 shuffled" 2 "out of memory\|too large" "$bin" --dataset-len 1000000000000 --shuffle --ranks 2
+# Under AddressSanitizer a failed operator new aborts instead of throwing bad_alloc: not checked there.
+if [ -z "${ACCEL_SIM_SANITIZED:-}" ]; then
+  check "dataset-len 1e12 shuffled" 2 "out of memory\|too large" "$bin" --dataset-len 1000000000000 --shuffle --ranks 2
+fi
 check "launch nproc 2^62" 2 "nproc" "$bin" launch --nproc 4611686018427387904 --dataset-len 8
 
 # Overflow: refused with the rule instead of a wrong answer with exit 0.
