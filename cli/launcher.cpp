@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,7 +84,8 @@ std::string describe_status(int status) {
 
 bool failed(int status) { return !WIFEXITED(status) || WEXITSTATUS(status) != 0; }
 
-bool start_rank(const LaunchPlan& plan, std::int64_t k, std::uint16_t port, Rank& rank) {
+bool start_rank(const LaunchPlan& plan, std::int64_t k, std::uint16_t port, const std::string& job_id, Rank& rank) {
+  const pid_t launcher = ::getpid();
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
     write_all(2, std::string("accel-sim: launch: pipe: ") + std::strerror(errno) + "\n");
@@ -95,6 +97,10 @@ bool start_rank(const LaunchPlan& plan, std::int64_t k, std::uint16_t port, Rank
     return false;
   }
   if (pid == 0) {
+    // A rank must not outlive its launcher (killed with SIGKILL, it cannot stop them itself); and if the
+    // launcher died before this line, the signal will never come.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != launcher) ::_exit(kJobFailed);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
     ::signal(SIGINT, SIG_DFL);
@@ -106,6 +112,7 @@ bool start_rank(const LaunchPlan& plan, std::int64_t k, std::uint16_t port, Rank
     ::setenv("LOCAL_WORLD_SIZE", world.c_str(), 1);
     ::setenv("MASTER_ADDR", plan.master_addr.c_str(), 1);
     ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+    ::setenv("ACCEL_SIM_JOB_ID", job_id.c_str(), 1);
     std::vector<char*> argv{const_cast<char*>(plan.program.c_str())};
     for (const std::string& a : plan.args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -158,9 +165,12 @@ int launch(const LaunchPlan& plan) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
 
+  // Unique enough per launch on one host: a second job that lands on this port is refused by the ranks.
+  const std::string job_id = "launch-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
   std::vector<Rank> ranks(static_cast<std::size_t>(plan.nproc));
   for (std::int64_t k = 0; k < plan.nproc; ++k) {
-    if (!start_rank(plan, k, port, ranks[static_cast<std::size_t>(k)])) {
+    if (!start_rank(plan, k, port, job_id, ranks[static_cast<std::size_t>(k)])) {
       // Out of processes or descriptors: stop the ranks already started, they would wait for this one.
       for (std::int64_t j = 0; j < k; ++j) ::kill(ranks[static_cast<std::size_t>(j)].pid, SIGKILL);
       for (std::int64_t j = 0; j < k; ++j) ::waitpid(ranks[static_cast<std::size_t>(j)].pid, nullptr, 0);

@@ -14,6 +14,9 @@
 
 namespace accel::cli {
 
+// The most local ranks `launch --nproc` starts (README: Input limits).
+constexpr std::int64_t kMaxLaunchRanks = 1024;
+
 struct LaunchPlan {
   std::int64_t nproc = 1;
   std::string program;            // the rank executable

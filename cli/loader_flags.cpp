@@ -1,6 +1,7 @@
 #include "cli/loader_flags.hpp"
 
 #include "cli/seed_text.hpp"
+#include "trace/input_limits.hpp"
 
 namespace accel::cli {
 namespace {
@@ -140,6 +141,11 @@ Json LoaderFlags::config() const {
     c["multiprocess"] = false;
   }
   c["epochs"] = epochs;
+  // Checked here as well as in parse_config: the schedule below has one entry per epoch.
+  if (epochs > trace::kMaxEpochs) {
+    throw ConfigError("config.epochs: must be <= " + std::to_string(trace::kMaxEpochs) + " (input limit), got " +
+                      std::to_string(epochs));
+  }
   Json schedule = Json::array();
   for (std::int64_t e = 0; e < epochs; ++e) schedule.push_back(skip_batches && e == 0 ? "skipped" : "prepared");
   c["schedule"] = schedule;

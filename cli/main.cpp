@@ -47,17 +47,11 @@ using accel::trace::Json;
 
 constexpr int kExitDiffer = 1;
 constexpr int kExitBadInput = 2;
+// A bug in accel-sim rather than in its input (an exception nothing expected); sysexits' EX_SOFTWARE.
+constexpr int kExitInternal = 70;
 
-std::string read_source(const std::string& path) {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw accel::trace::ConfigError(path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Bounded: a config path may name /dev/zero or a pipe that never ends.
+std::string read_source(const std::string& path) { return accel::trace::read_input(path); }
 
 using accel::cli::LoaderFlags;
 
@@ -224,7 +218,8 @@ int run_check_golden(const std::string& dir) {
     if (!expected.is_object() || !expected.contains("config")) {
       throw accel::trace::ConfigError(f.string() + ": not a trace (no `config` object)");
     }
-    Json actual = simulated_trace(expected.value("case", std::string()), expected["config"]);
+    const std::string case_name = expected.contains("case") && expected["case"].is_string() ? expected["case"].get<std::string>() : "";
+    Json actual = simulated_trace(case_name, expected["config"]);
     if (expected.contains("family")) actual["family"] = expected["family"];
     if (const auto d = accel::trace::first_divergence(expected, actual)) {
       ++differed;
@@ -331,6 +326,9 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     std::ofstream html(out.html_path);
     if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);
     html << accel::reports::render_html(report);
+    // /dev/full and a full disk fail at the write or the flush, not at the open.
+    html.flush();
+    if (!html) throw accel::trace::ConfigError("--html: writing " + out.html_path + " failed");
   }
   const auto train = training_summary(flags, training);
   std::optional<accel::reports::ResumeReport> resume;
@@ -356,9 +354,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_cli(int argc, char** argv) {
   CLI::App app{"accel-sim: what HuggingFace Accelerate's data loading does on every rank"};
   app.require_subcommand(0, 1);
   LoaderFlags flags;
@@ -419,7 +415,10 @@ int main(int argc, char** argv) {
 
   auto* launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
   std::int64_t nproc = 0;
-  launch_cmd->add_option("--nproc", nproc, "number of ranks to start")->required()->check(CLI::PositiveNumber);
+  // Checked before anything is forked: each rank is a process with its own LibTorch and two pipes here.
+  launch_cmd->add_option("--nproc", nproc, "number of ranks to start (1 to " + std::to_string(accel::cli::kMaxLaunchRanks) + ")")
+      ->required()
+      ->check(CLI::Range(std::int64_t{1}, accel::cli::kMaxLaunchRanks));
   accel::cli::RankFlags launch_flags;
   launch_flags.add_to(*launch_cmd);
   LoaderFlags launch_loader;
@@ -491,5 +490,48 @@ int main(int argc, char** argv) {
     std::cerr << "accel-sim: Accelerate rejects this configuration (" << accel::python_name(e.type()) << " in "
               << e.where() << "): " << e.message() << "\n";
     return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // Sizes within the input limits can still exceed this machine's memory (a shuffle of 2^40 ids).
+    std::cerr << "accel-sim: out of memory: the configuration is too large for this machine (README: Input limits)\n";
+    return kExitBadInput;
+  } catch (const std::length_error& e) {
+    std::cerr << "accel-sim: the configuration is too large to represent (" << e.what() << "; README: Input limits)\n";
+    return kExitBadInput;
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "accel-sim: internal error: unexpected JSON " << e.what() << " (exit " << kExitInternal
+              << "; please report it with the command line)\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "accel-sim: internal error: " << e.what() << " (exit " << kExitInternal
+              << "; please report it with the command line)\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "accel-sim: internal error: an unknown exception (exit " << kExitInternal << ")\n";
+    return kExitInternal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = kExitInternal;
+  try {
+    code = run_cli(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "accel-sim: out of memory (README: Input limits)\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "accel-sim: internal error: " << e.what() << " (exit " << kExitInternal << ")\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "accel-sim: internal error: an unknown exception (exit " << kExitInternal << ")\n";
+    return kExitInternal;
+  }
+  // A trace or report that did not reach its destination (a full disk, /dev/full) is not a success.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "accel-sim: writing the output failed\n";
+    return code == 0 ? kExitBadInput : code;
+  }
+  return code;
 }

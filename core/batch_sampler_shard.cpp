@@ -1,5 +1,7 @@
 #include "batch_sampler_shard.hpp"
 
+#include "saturating.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -58,11 +60,11 @@ PositionRange BatchSamplerShard::batch(std::int64_t j) const noexcept {
   const bool padded = options_.even_batches && !batch_sampler_.drop_last;
   if (options_.split_batches) {
     const std::int64_t per_rank = b / R;
-    const std::int64_t begin = j * b + r * (mutant(Mutation::SplitSliceOffset) ? per_rank - 1 : per_rank);
-    return {begin, padded ? begin + per_rank : std::min(begin + per_rank, samples_)};
+    const std::int64_t begin = sat_add(sat_mul(j, b), r * (mutant(Mutation::SplitSliceOffset) ? per_rank - 1 : per_rank));
+    return {begin, padded ? sat_add(begin, per_rank) : std::min(sat_add(begin, per_rank), samples_)};
   }
-  const std::int64_t begin = (j * R + r) * b;
-  return {begin, padded ? begin + b : std::min(begin + b, samples_)};
+  const std::int64_t begin = sat_mul(sat_add(sat_mul(j, R), r), b);
+  return {begin, padded ? sat_add(begin, b) : std::min(sat_add(begin, b), samples_)};
 }
 
 Batch BatchSamplerShard::batch_ids(std::int64_t j, const SampleOrder& order) const {

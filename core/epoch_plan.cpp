@@ -1,5 +1,7 @@
 #include "epoch_plan.hpp"
 
+#include "saturating.hpp"
+
 #include <algorithm>
 
 #include "mutation.hpp"
@@ -84,8 +86,8 @@ std::int64_t EpochPlan::resume_position() const {
   if (k == 0) return 0;
   if (dispatch_) {
     const std::int64_t group = options_.split_batches ? 1 : options_.num_processes;
-    const std::int64_t underlying = loader_.dataset_kind == DatasetKind::Iterable ? k * group : k;
-    return std::min(order_length_, underlying * loader_.batch_size);
+    const std::int64_t underlying = loader_.dataset_kind == DatasetKind::Iterable ? sat_mul(k, group) : k;
+    return std::min(order_length_, sat_mul(underlying, loader_.batch_size));
   }
   std::int64_t first = order_length_;
   for (std::int64_t r = 0; r < options_.num_processes; ++r) {

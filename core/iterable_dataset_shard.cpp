@@ -1,5 +1,7 @@
 #include "iterable_dataset_shard.hpp"
 
+#include "saturating.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -60,11 +62,11 @@ PositionRange IterableDatasetShard::batch(std::int64_t j) const noexcept {
   if (!sharded_) {
     // The raw stream batched by torch: the last batch is short, never padded.
     const std::int64_t b = options_.batch_size;
-    return {j * b, std::min((j + 1) * b, dataset_len_)};
+    return {sat_mul(j, b), std::min(sat_mul(sat_add(j, 1), b), dataset_len_)};
   }
   const std::int64_t per_rank = loader_batch_size();
-  const std::int64_t begin = j * real_batch_size() + options_.process_index * per_rank;
-  return {begin, begin + per_rank};
+  const std::int64_t begin = sat_add(sat_mul(j, real_batch_size()), options_.process_index * per_rank);
+  return {begin, sat_add(begin, per_rank)};
 }
 
 Batch IterableDatasetShard::batch_ids(std::int64_t j, const SampleOrder& order) const {

@@ -95,7 +95,7 @@ GlooCommunicator::GlooCommunicator(Rendezvous& rendezvous, PeerMonitor& monitor)
                                         c10::make_intrusive<c10d::ProcessGroupGloo>(
                                             store, static_cast<int>(env.rank), static_cast<int>(env.world_size), options)});
   } catch (const std::exception& e) {
-    throw RendezvousError("rank " + std::to_string(env.rank) + " cannot connect Gloo's full mesh: " + e.what());
+    throw RendezvousError("rank " + std::to_string(env.rank) + " cannot connect Gloo's full mesh: " + torch_message(e));
   }
 }
 

@@ -34,6 +34,7 @@ MonitorTiming MonitorTiming::for_timeout(std::chrono::milliseconds timeout) {
   MonitorTiming t;
   t.timeout = timeout;
   t.stale_after = std::clamp(timeout / 3, std::chrono::milliseconds(1000), std::chrono::milliseconds(5000));
+  t.arrival = timeout + MonitorTiming::kStartupAllowance;
   return t;
 }
 
@@ -243,9 +244,9 @@ void PeerMonitor::await_everyone() {
       throw PeerFailure(std::string("rank 0 is gone (the TCPStore it hosts cannot be reached: ") + e.what() + ")", {0});
     }
     if (absent.empty()) return;
-    if (Clock::now() - start > timing_.timeout) {
+    if (Clock::now() - start > timing_.arrival) {
       throw PeerFailure(plural_ranks(absent) + (absent.size() == 1 ? " has" : " have") + " not arrived after " +
-                            seconds_text(timing_.timeout) + " (WORLD_SIZE=" + std::to_string(world_) + ")",
+                            seconds_text(timing_.arrival) + " (WORLD_SIZE=" + std::to_string(world_) + ")",
                         absent);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

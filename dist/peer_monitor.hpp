@@ -32,6 +32,11 @@ struct MonitorTiming {
   std::chrono::milliseconds heartbeat{100};    // how often a rank publishes its state
   std::chrono::milliseconds stale_after{5000}; // no new tick for this long: the rank is dead
   std::chrono::milliseconds poll{100};         // how often a waiting rank looks at the others
+  // How long the ranks may take to arrive: the timeout plus kStartupAllowance, since starting a process
+  // that loads LibTorch takes a good part of a second, and ranks start one after another (a sub-second
+  // --timeout-s must still let a healthy job begin).
+  std::chrono::milliseconds arrival{35000};
+  static constexpr std::chrono::milliseconds kStartupAllowance{5000};
 
   // Death is declared well inside the timeout (a third of it, 1 to 5 s) so the error names the dead
   // rank rather than only saying that time ran out.

@@ -42,6 +42,12 @@ RankEnv rank_env_from(const std::function<const char*(const char*)>& lookup) {
   env.local_rank = integer(lookup, "LOCAL_RANK", 0, 1 << 20);
   env.master_addr = required(lookup, "MASTER_ADDR");
   env.master_port = static_cast<std::uint16_t>(integer(lookup, "MASTER_PORT", 1, 65535));
+  for (const char* name : {"ACCEL_SIM_JOB_ID", "TORCHELASTIC_RUN_ID"}) {
+    if (const char* id = lookup(name); id && *id) {
+      env.job_id = id;
+      break;
+    }
+  }
   return env;
 }
 

@@ -15,6 +15,9 @@ struct RankEnv {
   std::int64_t local_rank = 0;
   std::string master_addr;
   std::uint16_t master_port = 0;
+  // Who the job is (ACCEL_SIM_JOB_ID, set by `accel-sim launch`; else torchrun's TORCHELASTIC_RUN_ID; else
+  // empty): a rank refuses a store whose job differs, instead of joining another job on the same port.
+  std::string job_id;
 };
 
 // A variable is missing or malformed; the message names it.

@@ -49,14 +49,8 @@ constexpr int kExitJobFailed = 4;
   ::_exit(code);
 }
 
-std::string read_file(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw accel::trace::ConfigError(path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Bounded like accel-sim's reads: a config path may name /dev/zero.
+std::string read_file(const std::string& path) { return accel::trace::read_input(path); }
 
 struct Options {
   std::string config_path;
@@ -237,12 +231,16 @@ int main(int argc, char** argv) {
     // No usable GPU or an unwritable --out is this rank's input; anything else fails the job.
     const bool bad_input = dynamic_cast<const accel::dist::DeviceUnavailable*>(&e) ||
                            dynamic_cast<const accel::trace::ConfigError*>(&e);
-    std::cerr << who << (bad_input ? "" : "the job failed: ") << e.what() << "\n";
+    const std::string why = accel::dist::torch_message(e);
+    std::cerr << who << (bad_input ? "" : "the job failed: ") << why << "\n";
     if (monitor) {
-      monitor->give_up(e.what());
+      monitor->give_up(why);
       // Rank 0 hosts the store: it stays until the others have read why.
       if (env.rank == 0) monitor->linger(monitor->timing().stale_after + std::chrono::seconds(2));
     }
     finish(bad_input ? kExitBadInput : kExitJobFailed);
+  } catch (...) {
+    std::cerr << who << "the job failed: an unknown exception\n";
+    finish(kExitJobFailed);
   }
 }

@@ -19,10 +19,18 @@ class RendezvousError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What rank 0 writes into its store and every other rank checks before it writes anything: the job id
+// and the world size.
+std::string job_identity(const RankEnv& env);
+
+// An exception's message without the C++ backtrace LibTorch's c10::Error carries.
+std::string torch_message(const std::exception& e);
+
 class Rendezvous {
  public:
-  // Rank 0 starts the server; every rank connects a client, retrying until `timeout` (rank 0 may
-  // start last). Raises RendezvousError.
+  // Rank 0 starts the server, listening on MASTER_ADDR only; every other rank connects a client, retrying
+  // until `timeout` (rank 0 may start last), and checks that the store is its job's. Every wait here,
+  // the client handshake included, ends within `timeout`. Raises RendezvousError.
   Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout);
   ~Rendezvous();
   Rendezvous(const Rendezvous&) = delete;

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   std::cout << "props: seed " << seed << ", " << accel::props::configured_cases()
             << " cases per property; replay a failure with RC_PARAMS=\"seed=" << seed << "\"\n";
   int n = static_cast<int>(rest.size());
+  // argv[argc] is a null pointer by contract and GoogleTest reads it while removing its own flags.
+  rest.push_back(nullptr);
   testing::InitGoogleTest(&n, rest.data());
   return RUN_ALL_TESTS();
 }

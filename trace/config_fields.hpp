@@ -9,6 +9,7 @@
 
 #include "core/batch.hpp"
 #include "core/torch_seed.hpp"
+#include "input_limits.hpp"
 #include "trace_json.hpp"
 
 namespace accel::trace {
@@ -30,21 +31,32 @@ class Fields {
 
   [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const { fail(prefix_ + key, rule); }
 
-  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback, std::int64_t min_value) const {
+  // Every count defaults to at most kMaxCount (input_limits.hpp): what the core forms from counts must fit
+  // in int64.
+  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback, std::int64_t min_value,
+                       std::int64_t max_value = kMaxCount) const {
     const Json* v = find(key);
     if (!v) {
       if (!fallback) fail_on(key, "is required (an integer >= " + std::to_string(min_value) + ")");
       return *fallback;
     }
     if (!v->is_number_integer()) fail_on(key, "must be an integer, got " + v->dump());
+    // Above 2^63-1 the value arrives unsigned; reading it as int64 would wrap it negative.
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max_value)) {
+      fail_on(key, "must be <= " + std::to_string(max_value) + " (input limit), got " + v->dump());
+    }
     const auto value = v->get<std::int64_t>();
     if (value < min_value) fail_on(key, "must be >= " + std::to_string(min_value) + ", got " + std::to_string(value));
+    if (value > max_value) {
+      fail_on(key, "must be <= " + std::to_string(max_value) + " (input limit), got " + std::to_string(value));
+    }
     return value;
   }
 
-  std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min_value) const {
+  std::optional<std::int64_t> optional_integer(const std::string& key, std::int64_t min_value,
+                                               std::int64_t max_value = kMaxCount) const {
     if (!find(key)) return std::nullopt;
-    return integer(key, std::nullopt, min_value);
+    return integer(key, std::nullopt, min_value, max_value);
   }
 
   double number(const std::string& key, std::optional<double> fallback) const {
@@ -87,7 +99,10 @@ class Fields {
       if (!b.is_array()) fail_on(at, "must be a list of sample ids");
       Batch batch;
       for (const Json& id : b) {
-        if (!id.is_number_integer()) fail_on(at, "sample ids must be integers");
+        if (!id.is_number_integer() || (id.is_number_unsigned() && id.get<std::uint64_t>() > kMaxCount) ||
+            id.get<std::int64_t>() < -kMaxCount) {
+          fail_on(at, "sample ids must be integers in [-" + std::to_string(kMaxCount) + ", " + std::to_string(kMaxCount) + "]");
+        }
         batch.push_back(id.get<std::int64_t>());
       }
       out.push_back(std::move(batch));
@@ -101,7 +116,11 @@ class Fields {
     if (!v) return out;
     if (!v->is_array()) fail_on(key, "must be a list of integers >= 0");
     for (const Json& e : *v) {
-      if (!e.is_number_integer() || e.get<std::int64_t>() < 0) fail_on(key, "entries must be integers >= 0, got " + e.dump());
+      const bool in_range = e.is_number_unsigned() ? e.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxCount)
+                                                   : e.is_number_integer() && e.get<std::int64_t>() >= 0;
+      if (!in_range) {
+        fail_on(key, "entries must be integers in [0, " + std::to_string(kMaxCount) + "], got " + e.dump());
+      }
       out.push_back(e.get<std::int64_t>());
     }
     return out;

@@ -21,7 +21,12 @@ std::optional<ResumeMode> mode_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-bool is_resume_config(const Json& config) { return config.is_object() && config.value("api", std::string()) == "resume"; }
+bool is_resume_config(const Json& config) {
+  // Read without value(): a present but null or non-string `api` must reach parse_config's named error.
+  if (!config.is_object()) return false;
+  const auto it = config.find("api");
+  return it != config.end() && it->is_string() && it->get<std::string>() == "resume";
+}
 
 ResumeCase parse_resume_config(const Json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object");

@@ -74,7 +74,7 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   if (api == kSchedulerLoopApi) c.api = SchedulerApi::TrainingLoop;
   else if (api == kSchedulerDirectApi) c.api = SchedulerApi::Direct;
   else f.fail_on("api", std::string("must be \"") + kSchedulerLoopApi + "\" or \"" + kSchedulerDirectApi + "\"");
-  c.num_processes = f.integer("num_processes", std::nullopt, 1);
+  c.num_processes = f.integer("num_processes", std::nullopt, 1, kMaxRanks);
   c.split_batches = f.boolean("split_batches", false);
   c.step_with_optimizer = f.boolean("step_with_optimizer", true);
   c.scheduler = parse_schedule(config);
@@ -107,7 +107,10 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   } else {
     c.micro_steps_per_epoch = f.integer("micro_steps_per_epoch", std::nullopt, 0);
   }
-  c.epochs = f.integer("epochs", 1, 0);
+  c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
+  if (c.batch_size > kMaxTotalBatch / c.num_processes) {
+    f.fail_on("batch_size", "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  }
   return c;
 }
 

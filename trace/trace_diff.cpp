@@ -1,7 +1,8 @@
 #include "trace_diff.hpp"
 
 #include <cmath>
-#include <regex>
+#include <string>
+#include <utility>
 
 namespace accel::trace {
 namespace {
@@ -13,8 +14,14 @@ bool numbers_equal(const Json& a, const Json& b) {
     if (x == y) return true;
     return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y));
   }
-  if (a.is_number_unsigned() && b.is_number_unsigned()) return a.get<std::uint64_t>() == b.get<std::uint64_t>();
-  return a.get<std::int64_t>() == b.get<std::int64_t>();
+  // The parser stores non-negative integers as unsigned and negative ones as signed, while traces built in
+  // memory hold int64: compare by value, never through a cast (2^64-1 is not -1, 2^63 is not -2^63).
+  const auto as_value = [](const Json& v) -> std::pair<bool, std::uint64_t> {  // (negative, magnitude bits)
+    if (v.is_number_unsigned()) return {false, v.get<std::uint64_t>()};
+    const std::int64_t x = v.get<std::int64_t>();
+    return {x < 0, static_cast<std::uint64_t>(x)};
+  };
+  return as_value(a) == as_value(b);
 }
 
 std::string compact(const Json& v) {
@@ -60,16 +67,42 @@ std::optional<Divergence> walk(const Json& e, const Json& a, const std::string& 
   return differ(path, compact(e), compact(a));
 }
 
-std::string location_of(const std::string& path) {
-  static const std::regex rank(R"(^ranks\[(\d+)\])"), epoch(R"(epochs\[(\d+)\])"),
-      batch(R"(\.(batches|end_of_dataloader|remainder|steps)\[(\d+)\])");
-  std::smatch m;
-  std::string out;
-  if (std::regex_search(path, m, rank)) out += "rank " + m[1].str();
-  if (std::regex_search(path, m, epoch)) out += (out.empty() ? "" : ", ") + std::string("epoch ") + m[1].str();
-  if (std::regex_search(path, m, batch)) {
-    out += (out.empty() ? "" : ", ") + std::string(m[1].str() == "steps" ? "step " : "batch ") + m[2].str();
+// The digits of the first `[N]` that follows `marker` in `path` (searching from `from`), or "" when there
+// is none. A plain scan: std::regex recursed once per character and overflowed the stack on long paths.
+std::string index_after(const std::string& path, const std::string& marker, std::size_t from = 0,
+                        std::size_t* found_at = nullptr) {
+  for (std::size_t at = path.find(marker, from); at != std::string::npos; at = path.find(marker, at + 1)) {
+    std::size_t i = at + marker.size();
+    if (i >= path.size() || path[i] != '[') continue;
+    std::size_t j = ++i;
+    while (j < path.size() && path[j] >= '0' && path[j] <= '9') ++j;
+    if (j == i || j >= path.size() || path[j] != ']') continue;
+    if (found_at) *found_at = at;
+    return path.substr(i, j - i);
   }
+  return "";
+}
+
+std::string location_of(const std::string& path) {
+  std::string out;
+  if (path.rfind("ranks[", 0) == 0) {
+    const std::string r = index_after(path, "ranks");
+    if (!r.empty()) out += "rank " + r;
+  }
+  if (const std::string e = index_after(path, "epochs"); !e.empty()) out += (out.empty() ? "" : ", ") + std::string("epoch ") + e;
+  // The earliest of .batches[N], .end_of_dataloader[N], .remainder[N], .steps[N] (what the regex matched).
+  std::size_t best = std::string::npos;
+  std::string what, index;
+  for (const char* name : {".batches", ".end_of_dataloader", ".remainder", ".steps"}) {
+    std::size_t at = std::string::npos;
+    const std::string n = index_after(path, name, 0, &at);
+    if (!n.empty() && at < best) {
+      best = at;
+      what = name;
+      index = n;
+    }
+  }
+  if (!index.empty()) out += (out.empty() ? "" : ", ") + std::string(what == ".steps" ? "step " : "batch ") + index;
   return out;
 }
 

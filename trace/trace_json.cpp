@@ -3,7 +3,9 @@
 #include "config_fields.hpp"
 
 #include <algorithm>
-
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "metrics_json.hpp"
@@ -80,7 +82,10 @@ LoaderCase parse_loader(const Json& c) {
   lc.loader.replacement = f.boolean("replacement", false);
   lc.loader.num_samples = f.optional_integer("num_samples", 1);
   lc.loader.generator_seed = f.seed("generator_seed");
-  lc.prepare.num_processes = f.integer("num_processes", std::nullopt, 1);
+  lc.prepare.num_processes = f.integer("num_processes", std::nullopt, 1, kMaxRanks);
+  if (lc.loader.batch_size > kMaxTotalBatch / lc.prepare.num_processes) {
+    fail("batch_size", "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  }
   lc.prepare.split_batches = f.boolean("split_batches", false);
   lc.prepare.even_batches = f.boolean("even_batches", true);
   lc.prepare.use_seedable_sampler = f.boolean("use_seedable_sampler", false);
@@ -118,7 +123,7 @@ LoaderCase parse_loader(const Json& c) {
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
   lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);
   lc.skip_first_batches = f.optional_integer("skip_first_batches", 0);
-  lc.epochs = f.integer("epochs", 1, 0);
+  lc.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
   if (const Json* s = f.find("schedule")) {
     if (!s->is_array()) fail("schedule", "must be a list of \"prepared\" / \"skipped\"");
     for (const Json& role : *s) {
@@ -138,7 +143,10 @@ LoaderCase parse_loader(const Json& c) {
     if (!s->is_array()) fail("set_epoch", "must be null or a list of integers");
     std::vector<std::int64_t> values;
     for (const Json& v : *s) {
-      if (!v.is_number_integer()) fail("set_epoch", "entries must be integers");
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxSetEpoch) ||
+          v.get<std::int64_t>() < -kMaxSetEpoch || v.get<std::int64_t>() > kMaxSetEpoch) {
+        fail("set_epoch", "entries must be integers in [-2^40, 2^40] (input limit), got " + v.dump());
+      }
       values.push_back(v.get<std::int64_t>());
     }
     if (static_cast<std::int64_t>(values.size()) != lc.epochs) fail("set_epoch", "must have `epochs` entries");
@@ -284,10 +292,18 @@ void dump_into(std::ostringstream& os, const Json& v, int indent) {
   os << v.dump();
 }
 
+// A string field or its fallback: family_of runs before (and on configs without) field validation, so a
+// null or a number where a string belongs must not throw here; parse_config names the field afterwards.
+std::string string_field(const Json& config, const char* key, const char* fallback) {
+  if (!config.is_object()) return fallback;
+  const auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+}
+
 }  // namespace
 
 std::string family_of(const Json& config) {
-  const std::string api = config.value("api", std::string("prepare_data_loader"));
+  const std::string api = string_field(config, "api", "prepare_data_loader");
   if (api.rfind("Accelerator.prepare", 0) == 0 || api.rfind("AcceleratedScheduler", 0) == 0) return "scheduler";
   if (api == "accelerator") return "accelerator";
   if (api == kMetricsApi) return "metrics";
@@ -296,7 +312,7 @@ std::string family_of(const Json& config) {
   if (config.contains("dispatch_batches") && config["dispatch_batches"] == true) return "dispatch";
   const bool skip = config.contains("skip_first_batches") && !config["skip_first_batches"].is_null();
   if (skip) return "skip";
-  if (config.value("dataset_kind", std::string("map")) == "iterable") return "iterable";
+  if (string_field(config, "dataset_kind", "map") == "iterable") return "iterable";
   if (config.contains("use_seedable_sampler") && config["use_seedable_sampler"] == true) return "seedable";
   return "map";
 }
@@ -317,21 +333,26 @@ CaseConfig parse_config(const Json& config) {
   const std::string family = family_of(config);
   if (family == "scheduler") return parse_scheduler_config(config);
   if (family == "metrics") return parse_metrics_config(config);
+  if (f.find("scheduler")) {
+    // Without this the loader fields alone would be simulated and the scheduler silently ignored.
+    fail("api", "a config with `scheduler` must say api \"Accelerator.prepare+AcceleratedScheduler\" or "
+                "\"AcceleratedScheduler.step(direct)\"");
+  }
   if (family == "bss_varying") {
     BatchSamplerShardCase c;
     c.batch_sampler = f.batches("batch_sampler");
-    c.num_processes = f.integer("num_processes", std::nullopt, 1);
+    c.num_processes = f.integer("num_processes", std::nullopt, 1, kMaxRanks);
     c.split_batches = f.boolean("split_batches", false);
     c.even_batches = f.boolean("even_batches", true);
     c.drop_last = f.boolean("drop_last", false);
-    c.epochs = f.integer("epochs", 1, 0);
+    c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
     return c;
   }
   if (family == "randperm") {
     RandpermCase c;
     c.n = f.integer("n", std::nullopt, 0);
     c.data_seed = f.seed("data_seed").value_or(0);
-    c.epochs = f.integer("epochs", 1, 0);
+    c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
     return c;
   }
   return parse_loader(config);
@@ -378,11 +399,64 @@ std::string dump(const Json& value) {
 }
 
 Json parse_text(const std::string& text, const std::string& source_name) {
+  // The keys seen so far in each open object, innermost last: the parser itself keeps the last of two
+  // equal keys, which would silently drop what the user wrote first.
+  std::vector<std::vector<std::string>> open_keys;
+  const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth > kMaxJsonDepth) {
+      throw ConfigError(source_name + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    }
+    switch (event) {
+      case Json::parse_event_t::object_start: open_keys.emplace_back(); break;
+      case Json::parse_event_t::object_end: if (!open_keys.empty()) open_keys.pop_back(); break;
+      case Json::parse_event_t::key: {
+        auto& keys = open_keys.back();
+        const auto& key = parsed.get_ref<const std::string&>();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+          throw ConfigError(source_name + ": duplicate key \"" + key + "\" in one object");
+        }
+        keys.push_back(key);
+        break;
+      }
+      default: break;
+    }
+    return true;
+  };
   try {
-    return Json::parse(text);
+    return Json::parse(text, check);
   } catch (const Json::parse_error& e) {
     throw ConfigError(source_name + ": not valid JSON (" + e.what() + ")");
+  } catch (const Json::out_of_range& e) {
+    // 1e400 and the like: nlohmann reports a number it cannot hold as out_of_range, not parse_error.
+    throw ConfigError(source_name + ": a number outside the range of a double (" + e.what() + ")");
+  } catch (const Json::exception& e) {
+    throw ConfigError(source_name + ": not valid JSON (" + e.what() + ")");
   }
+}
+
+std::string read_input(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) throw ConfigError(path + ": cannot be read (" + std::strerror(errno) + ")");
+  std::string out;
+  char buf[65536];
+  bool too_big = false;
+  while (true) {
+    const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+    if (n == 0) break;
+    if (out.size() + n > kMaxInputBytes) {
+      too_big = true;
+      break;
+    }
+    out.append(buf, n);
+  }
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (too_big) {
+    throw ConfigError(path + ": larger than " + std::to_string(kMaxInputBytes >> 20) +
+                      " MiB, the limit on a config or trace");
+  }
+  if (failed) throw ConfigError(path + ": cannot be read");
+  return out;
 }
 
 }  // namespace accel::trace

@@ -31,7 +31,17 @@ Json to_json(const std::string& case_name, const Json& config, const Trace& trac
 // Text in the golden files' layout: pretty-printed, with lists of scalars on one line.
 std::string dump(const Json& value);
 
-// Parses text as JSON; raises ConfigError with the parser's position on broken input.
+// Limits on what is read as a config or trace: the dump, diff and config walks recurse per level, and a
+// file (or /dev/zero) is read whole before parsing, so both are bounded up front (README: Input limits).
+constexpr int kMaxJsonDepth = 64;
+constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+// Parses text as JSON; raises ConfigError with the parser's position on broken input, on nesting deeper
+// than kMaxJsonDepth, on a number outside double's range and on an object that repeats a key.
 Json parse_text(const std::string& text, const std::string& source_name);
+
+// The contents of `path` ("-": standard input), at most kMaxInputBytes; ConfigError beyond that or when it
+// cannot be read.
+std::string read_input(const std::string& path);
 
 }  // namespace accel::trace

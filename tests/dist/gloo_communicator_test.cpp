@@ -40,7 +40,7 @@ std::vector<std::string> run_ranks(std::int64_t world,
   for (std::int64_t r = 0; r < world; ++r) {
     threads.emplace_back([&, r] {
       try {
-        RankEnv env{r, world, r, "127.0.0.1", port};
+        RankEnv env{r, world, r, "127.0.0.1", port, ""};
         Rendezvous rendezvous(env, 10s);
         MonitorTiming timing = MonitorTiming::for_timeout(10s);
         PeerMonitor monitor(rendezvous.store(), rendezvous.connect(), r, world, timing);

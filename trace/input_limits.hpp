@@ -1,0 +1,22 @@
+// The largest inputs accel-sim accepts (README: Input limits). They are chosen so that every size, count
+// and position the core and the reports form from a config (products such as batch_size x num_processes,
+// positions such as epochs x dataset_len) fits in int64, and so that the work and memory of one run stay
+// within what one machine does in minutes. Beyond them a config is refused with exit 2 and the rule.
+#pragma once
+
+#include <cstdint>
+
+namespace accel::trace {
+
+// dataset_len, batch_size, num_samples, skip_first_batches, step counts, and any other count.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
+// num_processes (--ranks): the simulator keeps a state per rank and walks every rank per batch.
+constexpr std::int64_t kMaxRanks = std::int64_t{1} << 16;
+// batch_size x num_processes, the samples of one step over all ranks.
+constexpr std::int64_t kMaxTotalBatch = std::int64_t{1} << 40;
+// epochs: the simulator and the what-if keep one record per epoch.
+constexpr std::int64_t kMaxEpochs = 10000;
+// |set_epoch| entries: the sampler adds the epoch to a 64-bit seed.
+constexpr std::int64_t kMaxSetEpoch = std::int64_t{1} << 40;
+
+}  // namespace accel::trace
