@@ -1,5 +1,6 @@
 #include "cli/loader_flags.hpp"
 
+#include "cli/integer_flag.hpp"
 #include "cli/seed_text.hpp"
 #include "trace/input_limits.hpp"
 
@@ -19,9 +20,9 @@ void LoaderFlags::add_to(CLI::App& app) {
                  "call with that function's defaults")
       ->check(CLI::IsMember({"accelerator", "prepare_data_loader"}));
   app.add_option("--ranks,--num-processes,--num_processes", ranks, "number of ranks (num_processes)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--dataset-len", dataset_len, "number of samples in the dataset")->check(CLI::NonNegativeNumber);
-  app.add_option("--batch-size,--batch_size", batch_size, "batch_size of the user's DataLoader")->check(CLI::PositiveNumber);
+      ->check(decimal_integer(1));
+  app.add_option("--dataset-len", dataset_len, "number of samples in the dataset")->check(decimal_integer(0));
+  app.add_option("--batch-size,--batch_size", batch_size, "batch_size of the user's DataLoader")->check(decimal_integer(1));
   app.add_flag("--split-batches,--split_batches", split_batches, "split_batches=True");
   app.add_flag("--even-batches,--even_batches", even_on_, "even_batches=True (the default)");
   app.add_flag("--no-even-batches", even_off_, "even_batches=False");
@@ -38,8 +39,8 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_flag("--set-seed-device-specific,--seed-per-rank", seed_per_rank,
                "set_seed(N, device_specific=True): every rank seeds N + its rank");
   app.add_option("--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--epochs", epochs, "passes over the loader")->check(CLI::PositiveNumber);
+      ->check(decimal_integer(0));
+  app.add_option("--epochs", epochs, "passes over the loader")->check(decimal_integer(1));
   app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
       ->check(CLI::IsMember({"2.6", "1.13"}));
   app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")

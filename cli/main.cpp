@@ -17,6 +17,7 @@
 
 #include "cli/compare_reference.hpp"
 #include "cli/eval_flags.hpp"
+#include "cli/integer_flag.hpp"
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
 #include "cli/rank_driver.hpp"
@@ -418,6 +419,7 @@ int run_cli(int argc, char** argv) {
   // Checked before anything is forked: each rank is a process with its own LibTorch and two pipes here.
   launch_cmd->add_option("--nproc", nproc, "number of ranks to start (1 to " + std::to_string(accel::cli::kMaxLaunchRanks) + ")")
       ->required()
+      ->check(accel::cli::decimal_integer(1))
       ->check(CLI::Range(std::int64_t{1}, accel::cli::kMaxLaunchRanks));
   accel::cli::RankFlags launch_flags;
   launch_flags.add_to(*launch_cmd);

@@ -1,4 +1,5 @@
 #include "rank_driver.hpp"
+#include "cli/integer_flag.hpp"
 
 #include <unistd.h>
 
@@ -17,9 +18,9 @@ void RankFlags::add_to(CLI::App& app) {
   app.add_option("--timeout-s", timeout_s, "seconds a collective or the rendezvous may take (default 30)")
       ->check(CLI::Range(0.1, 86400.0));
   app.add_option("--die-at-step", die_at_step, "test only: a rank exits abruptly before this batch collective")
-      ->check(CLI::NonNegativeNumber);
+      ->check(decimal_integer(0));
   app.add_option("--die-rank", die_rank, "test only: which rank --die-at-step kills (default: the last)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(decimal_integer(0));
   app.add_flag("--check-collectives", check_collectives,
                "check every collective of the transport with known values (no config needed)");
 }

@@ -1,5 +1,7 @@
 #include "training_flags.hpp"
 
+#include "cli/integer_flag.hpp"
+
 #include <charconv>
 #include <cstdlib>
 
@@ -9,19 +11,8 @@ namespace {
 using trace::ConfigError;
 using trace::Json;
 
-// CLI11 checks with readable rules ("--grad-accum: must be an integer >= 1, got 0").
-CLI::Validator integer_at_least(std::int64_t min_value) {
-  return CLI::Validator(
-      [min_value](std::string& text) -> std::string {
-        std::int64_t v = 0;
-        const char* end = text.data() + text.size();
-        if (std::from_chars(text.data(), end, v).ptr != end || v < min_value) {
-          return "must be an integer >= " + std::to_string(min_value) + ", got " + text;
-        }
-        return "";
-      },
-      "INT>=" + std::to_string(min_value));
-}
+// CLI11 checks with readable rules ("--grad-accum: must be an integer >= 1, got '0'").
+CLI::Validator integer_at_least(std::int64_t min_value) { return decimal_integer(min_value); }
 
 template <typename Predicate>
 CLI::Validator number_where(Predicate ok, std::string rule) {

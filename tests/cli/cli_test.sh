@@ -125,5 +125,13 @@ echo '{"config": {"api": "AcceleratedScheduler.step(direct)", "num_processes": 2
 check_output "scheduler config names the field" "config.scheduler.step_size" "$bin" trace --config "$tmp/sched.json"
 check "scheduler config error exits 2" 2 "$bin" trace --config "$tmp/sched.json"
 rm -rf "$tmp"
+# Integer flags are decimal: CLI11 alone read 010 as octal (8 samples) and 0x10 as 16.
+check_output "octal-looking value refused" "written in decimal without leading zeros, got '010'" "$bin" --dataset-len 010
+check "octal-looking value exits 2" 2 "$bin" --dataset-len 010
+check_output "hex refused" "digits only" "$bin" --dataset-len 0x10
+check_output "1e6 says how to write it" "e.g. 1000000, not 1e6 or 50,000" "$bin" --dataset-len 1e6
+check_output "50,000 says how to write it" "e.g. 1000000, not 1e6 or 50,000" "$bin" --dataset-len 50,000
+check_output "past int64 is refused, not clamped" "that fits in 64 bits" "$bin" --dataset-len 99999999999999999999
+check_output "the rule names its bound" "--ranks: must be an integer >= 1, got '0'" "$bin" --ranks 0 --dataset-len 5
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
