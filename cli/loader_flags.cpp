@@ -12,6 +12,13 @@ using trace::Json;
 
 bool given(const CLI::App& cmd, const char* flag) { return cmd.count(flag) > 0; }
 
+// --help lists the flags by what they describe, each option with its default, instead of 40 flags flat.
+void group(CLI::App& app, const std::string& name, std::initializer_list<const char*> flags) {
+  for (const char* flag : flags) {
+    if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
+  }
+}
+
 }  // namespace
 
 void LoaderFlags::add_to(CLI::App& app) {
@@ -66,6 +73,19 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_option("--mixed-precision,--mixed_precision", mixed_precision,
                  "no, fp16, bf16 or fp8 (fp16 off the CPU means a loss scaler that can skip optimizer steps)")
       ->check(CLI::IsMember({"no", "fp16", "bf16", "fp8"}));
+  for (const char* flag : {"--api", "--ranks", "--batch-size", "--epochs", "--torch-version", "--dataset", "--rng-types",
+                           "--mixed-precision"}) {
+    if (CLI::Option* o = app.get_option_no_throw(flag)) o->capture_default_str();
+  }
+  group(app, "The user's DataLoader", {"--dataset", "--dataset-len", "--batch-size", "--drop-last", "--shuffle",
+                                       "--dataset-generator"});
+  group(app, "How it is prepared (Accelerator / prepare_data_loader)",
+        {"--api", "--ranks", "--split-batches", "--even-batches", "--no-even-batches", "--use-seedable-sampler",
+         "--no-seedable-sampler", "--dispatch-batches", "--no-dispatch-batches", "--put-on-device",
+         "--no-device-placement", "--rng-types", "--non-blocking", "--use-stateful-dataloader", "--mixed-precision",
+         "--config-file"});
+  group(app, "Seeds", {"--seed", "--set-seed", "--set-seed-device-specific"});
+  group(app, "Passes", {"--epochs", "--skip-batches", "--torch-version"});
 }
 
 void LoaderFlags::apply(const AccelerateConfigFile& file, const CLI::App& cmd) {

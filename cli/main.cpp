@@ -358,6 +358,15 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
 int run_cli(int argc, char** argv) {
   CLI::App app{"accel-sim: what HuggingFace Accelerate's data loading does on every rank"};
   app.require_subcommand(0, 1);
+  app.footer(
+      "Examples:\n"
+      "  accel-sim --ranks 64 --dataset-len 1001                      what-if for Accelerator().prepare(dl)\n"
+      "  accel-sim --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --set-seed 42 --json\n"
+      "  accel-sim --config-file default_config.yaml --dataset-len 50000 --batch_size 16\n"
+      "  accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --shuffle --set-seed 1 --epochs 2 --resume-at 0:10\n"
+      "  accel-sim check --ranks 64 --dataset-len 1001 --require no-duplicates,lockstep\n"
+      "Exit codes: 0 ok, 1 a requirement failed / traces differ, 2 bad input or a config Accelerate rejects, 70 "
+      "internal error; run/launch also 3 (--die-at-step) and 4 (the job failed).");
   LoaderFlags flags;
   flags.add_to(app);
   ReportOptions report_options;
@@ -370,6 +379,19 @@ int run_cli(int argc, char** argv) {
   accel::cli::add_version(app);
   accel::cli::EvalFlags eval_flags;
   eval_flags.add_to(app, /*with_switch=*/true);
+  // --help by topic (the loader flags group themselves).
+  const auto group = [&app](const std::string& name, std::initializer_list<const char*> flags) {
+    for (const char* flag : flags) {
+      if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
+    }
+  };
+  group("Output", {"--json", "--html", "--version"});
+  group("Training loop (with --scheduler)", {"--scheduler", "--grad-accum", "--warmup", "--total-steps", "--lr",
+                                             "--step-size", "--gamma", "--overflow-steps", "--overflow-prob",
+                                             "--overflow-seed"});
+  group("Resume what-if", {"--resume-at", "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
+                           "--resume-batch-size", "--resume-skip"});
+  group("Evaluation (gather_for_metrics)", {"--eval", "--use-gather-object", "--eval-break-after"});
 
   auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
   std::string config_path;

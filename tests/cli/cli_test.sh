@@ -133,5 +133,7 @@ check_output "1e6 says how to write it" "e.g. 1000000, not 1e6 or 50,000" "$bin"
 check_output "50,000 says how to write it" "e.g. 1000000, not 1e6 or 50,000" "$bin" --dataset-len 50,000
 check_output "past int64 is refused, not clamped" "that fits in 64 bits" "$bin" --dataset-len 99999999999999999999
 check_output "the rule names its bound" "--ranks: must be an integer >= 1, got '0'" "$bin" --ranks 0 --dataset-len 5
+check_output "help groups the loader flags" "The user's DataLoader:" "$bin" --help
+check_output "help shows defaults" "--api TEXT:{accelerator,prepare_data_loader}=accelerator" "$bin" --help
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
