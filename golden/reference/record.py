@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import shims  # noqa: E402  (must come before accelerate)
 import goldjson  # noqa: E402
+import group_results  # noqa: E402
 from record_metrics import METRICS_API, BadMetricsInput, record_metrics  # noqa: E402
 
 import torch  # noqa: E402
@@ -398,14 +399,10 @@ def empty_rank_record(rank):
 def record_loader_multi(c, hang_timeout):
     n = c["num_processes"]
     results = run_group(n, lambda rank, progress: loader_worker(c, rank, progress), hang_timeout)
-    seed_errors = sorted(r for r, res in results.items() if "seed_error" in res)
-    if seed_errors:
-        # The script failed at set_seed on some rank before Accelerate ran: the job fails there, whatever
-        # the other ranks then do; the first such rank is named.
-        return {**results[seed_errors[0]]["seed_error"], "rank": seed_errors[0]}, []
-    prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
-    if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
-        return {**prepare_errors[0], "rank": 0}, []
+    # torch.manual_seed refusing a rank's seed fails the job there, whatever the other ranks then do.
+    error = group_results.case_error(results, n, ("seed_error",))
+    if error:
+        return error, []
     ranks = []
     for r in range(n):
         res = results[r]
@@ -864,13 +861,9 @@ def record_accelerator(c, hang_timeout):
             os.environ.update(environ)
     # A script that fails on every rank at the same point with the same error fails there (named for rank 0);
     # Accelerator() and set_seed run before anything else, so a failure there on any rank is the job's failure.
-    for kind in ("accelerator_error", "seed_error"):
-        failed = sorted(r for r, res in results.items() if kind in res)
-        if failed:
-            return {**results[failed[0]][kind], "rank": failed[0]}, []
-    prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
-    if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
-        return {**prepare_errors[0], "rank": 0}, []
+    error = group_results.case_error(results, n, ("accelerator_error", "seed_error"))
+    if error:
+        return error, []
     ranks = []
     for r in range(n):
         res = results[r]

@@ -19,6 +19,8 @@ step, which Accelerate never sees):
 """
 import logging
 
+import group_results
+
 import torch
 from accelerate.utils import gather_object
 
@@ -143,13 +145,9 @@ def record_metrics(c, hang_timeout, run_group, accelerator_setup, check_accelera
     n = base["num_processes"]
     results = run_group(n, lambda rank, progress: metrics_rank(base | {k: c[k] for k in METRICS_KEYS if k in c},
                                                                rank, progress, accelerator_setup), hang_timeout)
-    for kind in ("accelerator_error", "seed_error"):
-        failed = sorted(r for r, res in results.items() if kind in res)
-        if failed:
-            return {**results[failed[0]][kind], "rank": failed[0]}, []
-    prepare_errors = {r: res["prepare_error"] for r, res in results.items() if "prepare_error" in res}
-    if len(prepare_errors) == n and all(e == prepare_errors[0] for e in prepare_errors.values()):
-        return {**prepare_errors[0], "rank": 0}, []
+    error = group_results.case_error(results, n, ("accelerator_error", "seed_error"))
+    if error:
+        return error, []
     ranks = []
     for r in range(n):
         res = results[r]
