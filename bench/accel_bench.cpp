@@ -15,7 +15,7 @@
 #include "core/batch_sampler_shard.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "core/randperm.hpp"
-#include "reports/what_if.hpp"
+#include "analysis/what_if.hpp"
 #include "sim/simulator.hpp"
 
 namespace {
@@ -119,7 +119,7 @@ BENCHMARK(BM_Simulate)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMil
 // The what-if the CLI prints (as configured + even_batches / drop_last / split_batches variants).
 void BM_WhatIf(benchmark::State& state) {
   const trace::LoaderCase c = job(64, 1'000'000, 8, state.range(0) != 0);
-  for (auto _ : state) benchmark::DoNotOptimize(reports::what_if(c));
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::what_if(c));
 }
 BENCHMARK(BM_WhatIf)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
@@ -132,7 +132,7 @@ void BM_Audit4096x1e9(benchmark::State& state) {
     const auto start = std::chrono::steady_clock::now();
     const pid_t child = fork();
     if (child == 0) {
-      const auto report = reports::what_if(c);
+      const auto report = analysis::what_if(c);
       _exit(report.scenarios.front().coverage.counts.duplicated == 79'360 ? 0 : 3);
     }
     int status = 0;

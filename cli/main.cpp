@@ -26,15 +26,16 @@
 #include "cli/version.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
-#include "reports/eval_metrics.hpp"
+#include "analysis/eval_metrics.hpp"
 #include "reports/eval_render.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
-#include "reports/requirements.hpp"
+#include "analysis/requirements.hpp"
 #include "reports/resume_render.hpp"
 #include "reports/terminal_report.hpp"
-#include "reports/training_summary.hpp"
-#include "reports/what_if.hpp"
+#include "analysis/training_summary.hpp"
+#include "reports/training_render.hpp"
+#include "analysis/what_if.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/trace_diff.hpp"
@@ -118,7 +119,7 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
 bool check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume) {
   if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
   std::optional<std::string> conversion;
-  const auto report = accel::reports::resume_what_if(resume.resume_case(config, 1, conversion), conversion);
+  const auto report = accel::analysis::resume_what_if(resume.resume_case(config, 1, conversion), conversion);
   const auto& o = report.outcome;
   std::cout << (o.identical ? "ok   " : "FAIL ") << "exact-resume";
   if (!o.identical) {
@@ -158,7 +159,7 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
   auto names = split_list(requirements);
   if (names.empty()) throw accel::trace::ConfigError("--require: give at least one requirement");
   // exact-metrics is judged on the evaluation loop, not on the loader's scenario.
-  const auto exact = std::find(names.begin(), names.end(), std::string(accel::reports::kExactMetrics));
+  const auto exact = std::find(names.begin(), names.end(), std::string(accel::analysis::kExactMetrics));
   const bool want_exact = exact != names.end();
   if (want_exact) names.erase(exact);
   if (!want_exact && eval.loop_options_given()) {
@@ -174,17 +175,17 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
   }
   bool all_hold = true;
   for (const auto& [what, c] : passes) {
-    const auto scenario = accel::reports::analyze(c, what, "");
+    const auto scenario = accel::analysis::analyze(c, what, "");
     if (scenario.rejected) {
       throw accel::AccelerateError(accel::PyErrorType::ValueError, "prepare_data_loader", *scenario.rejected);
     }
-    std::vector<accel::reports::RequirementResult> results;
+    std::vector<accel::analysis::RequirementResult> results;
     try {
-      results = accel::reports::check_requirements(scenario, names);
+      results = accel::analysis::check_requirements(scenario, names);
     } catch (const std::invalid_argument& e) {
       // exact-metrics is judged here, outside the scenario's requirements; the list of valid names has it too.
       std::string message = e.what();
-      if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::reports::kExactMetrics);
+      if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::analysis::kExactMetrics);
       throw accel::trace::ConfigError(message);
     }
     for (const auto& r : results) {
@@ -195,9 +196,9 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
     }
   }
   if (want_exact) {
-    const auto report = accel::reports::eval_report(eval.metrics_case(*loader_case));
-    const std::string evidence = accel::reports::exact_metrics_evidence(report);
-    std::cout << (evidence.empty() ? "ok   " : "FAIL ") << accel::reports::kExactMetrics << " (evaluation pass)";
+    const auto report = accel::analysis::eval_report(eval.metrics_case(*loader_case));
+    const std::string evidence = accel::analysis::exact_metrics_evidence(report);
+    std::cout << (evidence.empty() ? "ok   " : "FAIL ") << accel::analysis::kExactMetrics << " (evaluation pass)";
     if (!evidence.empty()) std::cout << ": " << evidence;
     std::cout << "\n";
     all_hold = all_hold && evidence.empty();
@@ -285,7 +286,7 @@ struct ReportOptions {
 };
 
 // The training section of the what-if: the loop over rank 0's loader with the wrapped scheduler.
-std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlags& flags,
+std::optional<accel::analysis::TrainingSummary> training_summary(const LoaderFlags& flags,
                                                                 const accel::cli::TrainingFlags& training) {
   if (!training.enabled()) return std::nullopt;
   const auto training_case =
@@ -296,7 +297,7 @@ std::optional<accel::reports::TrainingSummary> training_summary(const LoaderFlag
     throw accel::trace::ConfigError("torch rejects this schedule (" + e.type + " in " + e.where + "): " + e.message);
   }
   const auto& rank0 = std::get<std::vector<accel::trace::SchedulerRankRecord>>(training_trace.body).at(0);
-  return accel::reports::summarize_training(training_case, rank0);
+  return accel::analysis::summarize_training(training_case, rank0);
 }
 
 int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& training, const ReportOptions& out,
@@ -308,11 +309,11 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   }
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
-  accel::reports::WhatIfOptions what_if_options;
+  accel::analysis::WhatIfOptions what_if_options;
   if (!out.html_path.empty()) what_if_options.coverage_bins = accel::reports::kHtmlCoverageBins;
   accel::cli::Progress progress(config.loader.dataset_len >= accel::cli::kProgressMinSamples);
   what_if_options.progress = progress.callback();
-  accel::reports::LaunchSetup launch;
+  accel::analysis::LaunchSetup launch;
   launch.config_file = setup.path;
   launch.used = setup.used;
   launch.ignored = setup.ignored;
@@ -321,7 +322,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   launch.training = training.enabled();
   launch.overflow_simulated = !training.overflow_steps.empty() || training.overflow_prob.has_value();
   what_if_options.launch = launch;
-  const auto report = accel::reports::what_if(config, what_if_options);
+  const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();
   if (!out.html_path.empty()) {
     std::ofstream html(out.html_path);
@@ -332,14 +333,14 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     if (!html) throw accel::trace::ConfigError("--html: writing " + out.html_path + " failed");
   }
   const auto train = training_summary(flags, training);
-  std::optional<accel::reports::ResumeReport> resume;
+  std::optional<accel::analysis::ResumeReport> resume;
   if (resume_flags.enabled()) {
     std::optional<std::string> conversion;
     const auto resume_case = resume_flags.resume_case(flags.config(), training.grad_accum, conversion);
-    resume = accel::reports::resume_what_if(resume_case, conversion);
+    resume = accel::analysis::resume_what_if(resume_case, conversion);
   }
-  std::optional<accel::reports::EvalReport> evaluation;
-  if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::reports::eval_report(eval.metrics_case(config));
+  std::optional<accel::analysis::EvalReport> evaluation;
+  if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
   if (out.json) {
     Json j = accel::reports::render_json(report);
     if (train) j["training"] = accel::reports::render_training_json(*train);

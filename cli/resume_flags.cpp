@@ -70,8 +70,8 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   if (at_step) {
     if (*at_step < 0) throw ConfigError("--resume-at-step: must be >= 0");
     const auto probe = trace::parse_resume_config(c);
-    const std::int64_t per_epoch = reports::batches_per_epoch(probe);
-    std::tie(epoch, step) = reports::epoch_and_step_of(*at_step, grad_accum, per_epoch);
+    const std::int64_t per_epoch = analysis::batches_per_epoch(probe);
+    std::tie(epoch, step) = analysis::epoch_and_step_of(*at_step, grad_accum, per_epoch);
     conversion = "optimizer step " + std::to_string(*at_step) + " x grad_accum " + std::to_string(grad_accum) + " = " +
                  std::to_string(*at_step * grad_accum) + " batches per rank; with len(dataloader) = " +
                  std::to_string(per_epoch) + " that is epoch " + std::to_string(epoch) + ", step " + std::to_string(step) +

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "reports/resume_what_if.hpp"
+#include "analysis/resume_what_if.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::cli {

@@ -5,14 +5,14 @@
 namespace accel::reports {
 namespace {
 
-trace::Json id_count_json(const IdCount& c) {
+trace::Json id_count_json(const analysis::IdCount& c) {
   trace::Json j;
   j["count"] = c.count;
   j["first_ids"] = c.first_ids;
   return j;
 }
 
-std::string ids_line(const IdCount& c) {
+std::string ids_line(const analysis::IdCount& c) {
   std::ostringstream os;
   os << c.count;
   if (c.count == 0) return os.str();
@@ -23,7 +23,7 @@ std::string ids_line(const IdCount& c) {
   return os.str();
 }
 
-trace::Json outcome_json(const EvalOutcome& o) {
+trace::Json outcome_json(const analysis::EvalOutcome& o) {
   trace::Json j;
   j["exact"] = o.exact();
   j["steps"] = o.steps;
@@ -41,8 +41,8 @@ trace::Json outcome_json(const EvalOutcome& o) {
 
 }  // namespace
 
-std::string render_eval_terminal(const EvalReport& r) {
-  const EvalOutcome& o = r.outcome;
+std::string render_eval_terminal(const analysis::EvalReport& r) {
+  const analysis::EvalOutcome& o = r.outcome;
   std::ostringstream os;
   os << "Evaluation: accelerator.gather_for_metrics(batch" << (r.use_gather_object ? ", use_gather_object=True" : "")
      << ") every step" << (r.break_after ? ", loop breaks at step " + std::to_string(*r.break_after) : "") << "\n";
@@ -61,13 +61,13 @@ std::string render_eval_terminal(const EvalReport& r) {
   return os.str();
 }
 
-trace::Json render_eval_json(const EvalReport& r) {
+trace::Json render_eval_json(const analysis::EvalReport& r) {
   trace::Json j = outcome_json(r.outcome);
   j["dataset_len"] = r.dataset_len;
   j["use_gather_object"] = r.use_gather_object;
   j["break_after"] = r.break_after ? trace::Json(*r.break_after) : trace::Json(nullptr);
   trace::Json fixes = trace::Json::array();
-  for (const EvalFix& f : r.verified_fixes) {
+  for (const analysis::EvalFix& f : r.verified_fixes) {
     trace::Json fj;
     fj["label"] = f.label;
     fj["flags"] = f.flags;

@@ -1,15 +1,15 @@
-// Renderers of the what-if's evaluation section (reports/eval_metrics.hpp): the terminal lines and the
-// `eval` object of the JSON report (docs/report-json.md). They only lay out what eval_report computed.
+// Renderers of the what-if's evaluation section (analysis/eval_metrics.hpp): the terminal lines and the
+// `eval` object of the JSON report (docs/report-json.md). They only lay out what analysis::eval_report computed.
 #pragma once
 
 #include <string>
 
-#include "eval_metrics.hpp"
+#include "analysis/eval_metrics.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::reports {
 
-std::string render_eval_terminal(const EvalReport& report);
-trace::Json render_eval_json(const EvalReport& report);
+std::string render_eval_terminal(const analysis::EvalReport& report);
+trace::Json render_eval_json(const analysis::EvalReport& report);
 
 }  // namespace accel::reports

@@ -29,7 +29,7 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-std::string steps_chart(const Scenario& s) {
+std::string steps_chart(const analysis::Scenario& s) {
   const std::int64_t R = static_cast<std::int64_t>(s.batches_per_rank.size());
   const int width = 760, height = 160, left = 40, bottom = 20;
   const double bar = std::max(1.0, static_cast<double>(width - left) / std::max<std::int64_t>(R, 1));
@@ -52,7 +52,7 @@ std::string steps_chart(const Scenario& s) {
   return os.str();
 }
 
-std::string coverage_strip(const Scenario& s) {
+std::string coverage_strip_svg(const analysis::Scenario& s) {
   const std::int64_t n = s.config.loader.dataset_len;
   const int width = static_cast<int>(kHtmlCoverageBins), height = 36;
   std::ostringstream os;
@@ -63,12 +63,12 @@ std::string coverage_strip(const Scenario& s) {
     return os.str();
   }
   // One column per bin of ids, the worst status in the bin wins. The analysis bins it when the caller
-  // asked (WhatIfOptions::coverage_bins); otherwise it is computed here, in O(bins) memory either way
+  // asked (analysis::WhatIfOptions::coverage_bins); otherwise it is computed here, in O(bins) memory either way
   // for permutations.
   const std::int64_t bins = std::min<std::int64_t>(n, kHtmlCoverageBins);
   const std::vector<BinStatus> strip = static_cast<std::int64_t>(s.coverage_strip.size()) == bins
                                            ? s.coverage_strip
-                                           : accel::reports::coverage_strip(s.config, bins);
+                                           : accel::analysis::coverage_strip(s.config, bins);
   const double w = static_cast<double>(width) / static_cast<double>(bins);
   for (std::int64_t b = 0; b < bins; ++b) {
     const std::int64_t lo = b * n / bins, hi = (b + 1) * n / bins;
@@ -83,7 +83,7 @@ std::string coverage_strip(const Scenario& s) {
   return os.str();
 }
 
-std::string timeline(const Scenario& s) {
+std::string timeline(const analysis::Scenario& s) {
   const std::int64_t R = static_cast<std::int64_t>(s.batches_per_rank.size());
   const std::int64_t steps = std::max<std::int64_t>(s.max_steps, 1);
   const std::int64_t rows = std::min<std::int64_t>(R, 128);
@@ -116,8 +116,8 @@ std::string timeline(const Scenario& s) {
 
 }  // namespace
 
-std::string render_html(const WhatIfReport& r) {
-  const Scenario& base = r.scenarios.front();
+std::string render_html(const analysis::WhatIfReport& r) {
+  const analysis::Scenario& base = r.scenarios.front();
   std::ostringstream os;
   os << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>accel-sim what-if</title><style>"
         "body{font-family:sans-serif;margin:24px;color:#222;max-width:820px}"
@@ -129,7 +129,7 @@ std::string render_html(const WhatIfReport& r) {
      << " shuffle order.</p>";
   os << "<h2>Options compared</h2><table id=\"scenarios\"><tr><th>option</th><th>steps/epoch</th><th>samples</th>"
         "<th>duplicated</th><th>dropped</th><th>waits in a collective</th></tr>";
-  for (const Scenario& s : r.scenarios) {
+  for (const analysis::Scenario& s : r.scenarios) {
     os << "<tr><td>" << escape(s.label) << "</td>";
     if (s.rejected || s.iteration_error) {
       os << "<td colspan=\"5\">" << escape(s.rejected ? "rejected: " + *s.rejected : "fails: " + *s.iteration_error)
@@ -138,9 +138,9 @@ std::string render_html(const WhatIfReport& r) {
     }
     const auto& c = s.coverage.counts;
     os << "<td>" << s.max_steps;
-    if (!s.short_ranks.empty()) os << " (ranks " << rank_ranges(s.short_ranks) << ": " << s.min_steps << ")";
+    if (!s.short_ranks.empty()) os << " (ranks " << analysis::rank_ranges(s.short_ranks) << ": " << s.min_steps << ")";
     os << "</td><td>" << c.yielded << "</td><td>" << c.duplicated << "</td><td>" << c.dropped << "</td><td>"
-       << (s.waiting_ranks.empty() ? "-" : "ranks " + rank_ranges(s.waiting_ranks) + " at step " + std::to_string(s.min_steps))
+       << (s.waiting_ranks.empty() ? "-" : "ranks " + analysis::rank_ranges(s.waiting_ranks) + " at step " + std::to_string(s.min_steps))
        << "</td></tr>";
   }
   os << "</table>";
@@ -154,7 +154,7 @@ std::string render_html(const WhatIfReport& r) {
        << steps_chart(base);
     os << "<h2>Coverage of the dataset (first pass)</h2><div class=\"legend\"><span style=\"background:" << kSeen
        << "\"></span>seen once<span style=\"background:" << kDuplicated << "\"></span>duplicated<span style=\"background:"
-       << kDropped << "\"></span>dropped</div>" << coverage_strip(base);
+       << kDropped << "\"></span>dropped</div>" << coverage_strip_svg(base);
     os << "<h2>Per-step timeline</h2><div class=\"legend\"><span style=\"background:" << kActive
        << "\"></span>batch<span style=\"background:" << kIdle << "\"></span>no batch (done)<span style=\"background:" << kDropped
        << "\"></span>waits forever in a collective</div>" << timeline(base);

@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <string>
 
-#include "what_if.hpp"
+#include "analysis/what_if.hpp"
 
 namespace accel::reports {
 
 // Columns of the coverage strip (one bin of ids each; fewer when the dataset is smaller). A caller that
-// will render HTML passes it as WhatIfOptions::coverage_bins so the analysis bins the strip once.
+// will render HTML passes it as analysis::WhatIfOptions::coverage_bins so the analysis bins the strip once.
 inline constexpr std::int64_t kHtmlCoverageBins = 760;
 
-std::string render_html(const WhatIfReport& report);
+std::string render_html(const analysis::WhatIfReport& report);
 
 }  // namespace accel::reports

@@ -2,7 +2,7 @@
 
 namespace accel::reports {
 
-nlohmann::ordered_json render_json(const WhatIfReport& r) {
+nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
   using Json = nlohmann::ordered_json;
   Json j;
   j["report_version"] = kReportVersion;
@@ -27,7 +27,7 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
     j["launch"] = nullptr;
   }
   Json scenarios = Json::array();
-  for (const Scenario& s : r.scenarios) {
+  for (const analysis::Scenario& s : r.scenarios) {
     Json o;
     o["label"] = s.label;
     o["flags"] = s.flags;
@@ -53,7 +53,7 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
     o["resumed_from"] = s.resumed_from;
     o["not_seen_before_resume"] = c.before_resume;
     o["ranks_share_order"] = s.ranks_share_order;
-    o["method"] = method_text(s);
+    o["method"] = analysis::method_text(s);
     scenarios.push_back(std::move(o));
   }
   j["scenarios"] = std::move(scenarios);
@@ -61,7 +61,7 @@ nlohmann::ordered_json render_json(const WhatIfReport& r) {
   return j;
 }
 
-nlohmann::ordered_json render_training_json(const TrainingSummary& t) {
+nlohmann::ordered_json render_training_json(const analysis::TrainingSummary& t) {
   using Json = nlohmann::ordered_json;
   Json j;
   j["schedule"] = t.schedule;

@@ -3,16 +3,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "training_summary.hpp"
-#include "what_if.hpp"
+#include "analysis/training_summary.hpp"
+#include "analysis/what_if.hpp"
 
 namespace accel::reports {
 
 inline constexpr int kReportVersion = 1;
 
-nlohmann::ordered_json render_json(const WhatIfReport& report);
+nlohmann::ordered_json render_json(const analysis::WhatIfReport& report);
 
 // The training section (optimizer and scheduler steps per epoch).
-nlohmann::ordered_json render_training_json(const TrainingSummary& summary);
+nlohmann::ordered_json render_training_json(const analysis::TrainingSummary& summary);
 
 }  // namespace accel::reports

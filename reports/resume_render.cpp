@@ -5,21 +5,21 @@
 namespace accel::reports {
 namespace {
 
-std::string ids_text(const IdDelta& d) {
+std::string ids_text(const analysis::IdDelta& d) {
   std::string s;
   for (SampleId id : d.first) s += (s.empty() ? "" : ", ") + std::to_string(id);
   if (d.count > static_cast<std::int64_t>(d.first.size())) s += ", ...";
   return s;
 }
 
-trace::Json delta_json(const IdDelta& d) {
+trace::Json delta_json(const analysis::IdDelta& d) {
   trace::Json j;
   j["count"] = d.count;
   j["first"] = d.first;
   return j;
 }
 
-std::string shape_text(const ResumeReport& r) {
+std::string shape_text(const analysis::ResumeReport& r) {
   const auto& c = r.config;
   const std::int64_t ranks = c.resume.resume_ranks.value_or(c.job.prepare.num_processes);
   return std::to_string(ranks) + (ranks == 1 ? " process" : " processes") + ", batch size " +
@@ -28,7 +28,7 @@ std::string shape_text(const ResumeReport& r) {
 
 }  // namespace
 
-std::string render_resume_terminal(const ResumeReport& r) {
+std::string render_resume_terminal(const analysis::ResumeReport& r) {
   const auto& s = r.config.resume;
   std::ostringstream os;
   os << "Resume from save_state at epoch " << s.epoch << ", after " << s.step << " of " << r.batches_per_epoch
@@ -52,7 +52,7 @@ std::string render_resume_terminal(const ResumeReport& r) {
   return os.str();
 }
 
-trace::Json render_resume_json(const ResumeReport& r) {
+trace::Json render_resume_json(const analysis::ResumeReport& r) {
   const auto& c = r.config;
   trace::Json j;
   j["at"] = {{"epoch", c.resume.epoch}, {"step", c.resume.step}};

@@ -9,10 +9,10 @@
 namespace accel::reports {
 namespace {
 
-std::string steps_text(const Scenario& s) {
+std::string steps_text(const analysis::Scenario& s) {
   if (s.batches_per_rank.empty()) return "-";
   if (s.short_ranks.empty()) return std::to_string(s.max_steps);
-  std::string out = std::to_string(s.max_steps) + " (" + rank_ranges(s.short_ranks) + ": " + std::to_string(s.min_steps) + ")";
+  std::string out = std::to_string(s.max_steps) + " (" + analysis::rank_ranges(s.short_ranks) + ": " + std::to_string(s.min_steps) + ")";
   return out;
 }
 
@@ -22,9 +22,9 @@ std::string cell(const std::string& text, std::size_t width) {
 }
 
 // How the numbers were obtained: computed from the loaders' structure, or by replaying every rank.
-std::string method_line(const WhatIfReport& r) {
+std::string method_line(const analysis::WhatIfReport& r) {
   std::string direct, replayed;
-  for (const Scenario& s : r.scenarios) {
+  for (const analysis::Scenario& s : r.scenarios) {
     if (s.rejected) continue;
     std::string& list = s.ranks_share_order ? direct : replayed;
     list += (list.empty() ? "" : ", ") + s.label;
@@ -37,12 +37,12 @@ std::string method_line(const WhatIfReport& r) {
 
 }  // namespace
 
-std::string render_terminal(const WhatIfReport& r) {
+std::string render_terminal(const analysis::WhatIfReport& r) {
   std::ostringstream os;
   os << "accel-sim what-if: " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << " (Accelerate "
      << r.accelerate_version << "), " << r.num_processes << " ranks, " << r.dataset_len << " samples ("
      << r.dataset_kind << "-style, " << r.order << ")";
-  const Scenario& base = r.scenarios.front();
+  const analysis::Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
   os << ", torch " << r.torch_version << " shuffle order";
   if (r.randperm_loop == "inside-out") os << " (inside-out randperm: n >= " << kRandpermInsideOutThreshold << ")";
@@ -58,7 +58,7 @@ std::string render_terminal(const WhatIfReport& r) {
   const std::size_t w0 = 36, w1 = 20, w2 = 10, w3 = 12, w4 = 10;
   os << "  " << cell("option", w0) << cell("steps/epoch", w1) << cell("samples", w2) << cell("duplicated", w3)
      << cell("dropped", w4) << "waits in a collective\n";
-  for (const Scenario& s : r.scenarios) {
+  for (const analysis::Scenario& s : r.scenarios) {
     os << "  " << cell(s.label, w0);
     if (s.rejected) {
       os << "rejected: " << *s.rejected << "\n";
@@ -74,7 +74,7 @@ std::string render_terminal(const WhatIfReport& r) {
     if (s.waiting_ranks.empty()) {
       os << "-";
     } else {
-      os << "ranks " << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
+      os << "ranks " << analysis::rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
     }
     os << "\n";
   }

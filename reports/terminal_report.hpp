@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "what_if.hpp"
+#include "analysis/what_if.hpp"
 
 namespace accel::reports {
 
-std::string render_terminal(const WhatIfReport& report);
+std::string render_terminal(const analysis::WhatIfReport& report);
 
 }  // namespace accel::reports

@@ -78,7 +78,7 @@ std::int64_t env_int(const char* name) {
 
 using Group = c10::intrusive_ptr<c10d::ProcessGroupGloo>;
 
-// The rendezvous dist/ uses: rank 0 hosts the TCPStore, Gloo builds its mesh through it.
+// The rendezvous ranks/ uses: rank 0 hosts the TCPStore, Gloo builds its mesh through it.
 Group connect(std::int64_t rank, std::int64_t world) {
   const char* addr_env = std::getenv("MASTER_ADDR");
   const std::string addr = addr_env ? addr_env : "127.0.0.1";

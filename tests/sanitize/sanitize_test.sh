@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest label `sanitize` (issue 18): configures a second build folder with AddressSanitizer and
-# UndefinedBehaviorSanitizer (no LibTorch: -DACCEL_SIM_DIST=OFF -DACCEL_SIM_TORCH=OFF), builds only what
-# the core/trace/sim/reports/cli/golden/props tests need, and runs them there. Any sanitizer report fails
+# UndefinedBehaviorSanitizer (no LibTorch: -DACCEL_SIM_RANKS=OFF -DACCEL_SIM_TORCH=OFF), builds only what
+# the core/trace/sim/analysis/cli/golden/props tests need, and runs them there. Any sanitizer report fails
 # the run: UBSan is built not to recover, ASan stops at its first error. The folder is kept, so a rerun only
 # rebuilds what changed. PROPS_CASES (default 100) sets the properties' cases per property.
 set -u
@@ -10,11 +10,11 @@ out=$2
 jobs=${SANITIZE_JOBS:-2}
 cases=${PROPS_CASES:-100}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
-cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DACCEL_SIM_DIST=OFF -DACCEL_SIM_TORCH=OFF \
+cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DACCEL_SIM_RANKS=OFF -DACCEL_SIM_TORCH=OFF \
   "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
   -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST > "$out.configure.log" 2>&1 ||
   { echo "FAIL: configure the sanitizer build"; tail -20 "$out.configure.log"; exit 1; }
-targets=(accel-sim core_tests trace_tests sim_tests reports_tests golden_tests props coverage_audit_props fuzz_inputs)
+targets=(accel-sim core_tests trace_tests sim_tests analysis_tests reports_tests golden_tests props coverage_audit_props fuzz_inputs)
 nice -n 10 cmake --build "$out" -j "$jobs" --target "${targets[@]}" > "$out.build.log" 2>&1 ||
   { echo "FAIL: build with sanitizers"; grep -m 20 -E "error|Error" "$out.build.log"; exit 1; }
 if grep -q "warning:" "$out.build.log"; then echo "FAIL: warnings"; grep "warning:" "$out.build.log" | head; exit 1; fi
@@ -41,6 +41,7 @@ run() {  # name command...
 run core "$out/tests/core_tests"
 run trace "$out/tests/trace_tests"
 run sim "$out/tests/sim_tests"
+run analysis "$out/tests/analysis_tests"
 run reports "$out/tests/reports_tests"
 run coverage_audit env RC_PARAMS="max_success=$cases" "$out/tests/coverage_audit_props"
 run golden "$out/tests/golden_tests"

@@ -1,0 +1,188 @@
+#include "analysis/eval_metrics.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "core/prepare_data_loader.hpp"
+#include "sim/metrics_simulator.hpp"
+
+namespace accel::analysis {
+namespace {
+
+constexpr std::size_t kFirstIds = 10;
+
+std::string ids_text(const IdCount& c) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < c.first_ids.size(); ++i) os << (i ? ", " : "") << c.first_ids[i];
+  if (c.count > static_cast<std::int64_t>(c.first_ids.size())) os << ", ...";
+  return os.str();
+}
+
+void count_ids(const std::vector<SampleId>& returned, std::int64_t dataset_len, EvalOutcome& out) {
+  std::map<SampleId, std::int64_t> times;
+  for (SampleId id : returned) ++times[id];
+  out.metric_samples = static_cast<std::int64_t>(returned.size());
+  out.metric_duplicates.count = out.metric_samples - static_cast<std::int64_t>(times.size());
+  for (const auto& [id, n] : times) {
+    if (n > 1 && out.metric_duplicates.first_ids.size() < kFirstIds) out.metric_duplicates.first_ids.push_back(id);
+  }
+  for (SampleId id = 0; id < dataset_len; ++id) {
+    if (times.count(id)) continue;
+    ++out.metric_missing.count;
+    if (out.metric_missing.first_ids.size() < kFirstIds) out.metric_missing.first_ids.push_back(id);
+  }
+}
+
+// The options a user could change, each as the config it gives; only those that differ from the config.
+std::vector<std::pair<EvalFix, trace::MetricsCase>> candidates(const trace::MetricsCase& m) {
+  std::vector<std::pair<EvalFix, trace::MetricsCase>> out;
+  const trace::LoaderCase& c = m.loader;
+  const bool map = c.loader.dataset_kind == DatasetKind::Map;
+  const bool dispatch = resolve_dispatch_batches(c.loader, c.prepare);
+  auto add = [&](std::string label, std::string flags, trace::MetricsCase alt) {
+    out.push_back({EvalFix{std::move(label), std::move(flags), {}}, std::move(alt)});
+  };
+  if (map && !dispatch && !c.prepare.even_batches) {
+    trace::MetricsCase alt = m;
+    alt.loader.prepare.even_batches = true;
+    add("even_batches=True", "--even-batches", alt);
+  }
+  if (c.loader.drop_last) {
+    trace::MetricsCase alt = m;
+    alt.loader.loader.drop_last = false;
+    add("drop_last=False", "without --drop-last", alt);
+  }
+  if (!m.use_gather_object) {
+    trace::MetricsCase alt = m;
+    alt.use_gather_object = true;
+    add("gather_for_metrics(..., use_gather_object=True)", "--use-gather-object", alt);
+  }
+  if (!map && !dispatch) {
+    trace::MetricsCase alt = m;
+    alt.loader.prepare.dispatch_batches = true;
+    alt.loader.prepare.put_on_device = true;
+    add("dispatch_batches=True", "--dispatch-batches --put-on-device", alt);
+  }
+  if (!map) {
+    // The same samples as a map-style dataset; dispatch_batches=None then means no dispatch.
+    trace::MetricsCase alt = m;
+    alt.loader.loader.dataset_kind = DatasetKind::Map;
+    alt.loader.loader.dataset_generator_seed.reset();
+    alt.loader.dataset_generator = false;
+    const bool chosen = c.accelerator ? c.accelerator->dataloader_config.dispatch_batches.has_value() : true;
+    if (!chosen) alt.loader.prepare.dispatch_batches.reset();
+    alt.loader.prepare.dispatch_batches = resolve_dispatch_batches(alt.loader.loader, alt.loader.prepare);
+    add("a map-style dataset (__len__ and __getitem__)", "--dataset map", alt);
+  }
+  if (m.break_after) {
+    trace::MetricsCase alt = m;
+    alt.break_after.reset();
+    add("no break: the loop runs to the loader's end", "without --eval-break-after", alt);
+  }
+  return out;
+}
+
+std::string samples(std::int64_t n) { return std::to_string(n) + (n == 1 ? " sample" : " samples"); }
+
+std::string describe(const EvalReport& r) {
+  const EvalOutcome& o = r.outcome;
+  std::ostringstream os;
+  if (o.error) {
+    os << "the evaluation loop fails: " << *o.error;
+    return os.str();
+  }
+  os << "gather_for_metrics hands the metric " << samples(o.metric_samples) << " for a dataset of " << r.dataset_len;
+  if (o.metric_duplicates.count > 0) {
+    os << ", " << o.metric_duplicates.count << " of them duplicates (ids " << ids_text(o.metric_duplicates) << ")";
+  }
+  if (o.metric_missing.count > 0) {
+    os << ", " << samples(o.metric_missing.count) << " missing (ids " << ids_text(o.metric_missing) << ")";
+  }
+  if (o.failure) os << "; the loop stops at step " << o.failure_step.value_or(0) << ": " << *o.failure;
+  if (o.remainder_unknown) {
+    os << "; GradientState.remainder is -1 on the last step, so nothing is cut (Accelerate logs \"The used dataset had "
+          "no length\")";
+  } else if (o.metric_duplicates.count > 0 && o.last_remainder == 0) {
+    os << "; GradientState.remainder is 0 on the last step (the loader's total_dataset_length is a multiple of its "
+          "total_batch_size), so the padding is not cut";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+EvalOutcome evaluate(const trace::MetricsCase& config) {
+  EvalOutcome out;
+  const trace::Trace t = sim::simulate_rank0_steps(config);
+  if (t.error) {
+    out.error = t.error->type + " in " + t.error->where + ": " + t.error->message;
+    return out;
+  }
+  const auto& ranks = std::get<std::vector<trace::MetricsRankRecord>>(t.body);
+  std::vector<SampleId> returned;
+  if (!ranks.empty()) {
+    for (const trace::GatherStepRecord& s : ranks.front().steps) {
+      if (s.gather) out.gather_samples += static_cast<std::int64_t>(s.gather->size());
+      if (!s.gather_for_metrics) {
+        out.failure = s.gather_for_metrics_error ? s.gather_for_metrics_error->message : "no result";
+        out.failure_step = s.step;
+        break;
+      }
+      returned.insert(returned.end(), s.gather_for_metrics->begin(), s.gather_for_metrics->end());
+      out.remainder_unknown = out.remainder_unknown || !s.log.empty();
+      if (s.end_of_dataloader) out.last_remainder = s.remainder;
+      ++out.steps;
+    }
+  }
+  for (const trace::MetricsRankRecord& r : ranks) {
+    if (!r.error || out.failure || out.error) continue;
+    if (r.error->where == "gather") {
+      out.failure = "rank " + std::to_string(r.rank) + " waits forever: " + r.error->message;
+      out.failure_step = out.steps;
+    } else {
+      out.error = "rank " + std::to_string(r.rank) + ": " + r.error->type + " in " + r.error->where + ": " + r.error->message;
+    }
+  }
+  count_ids(returned, config.loader.loader.dataset_len, out);
+  return out;
+}
+
+EvalReport eval_report(const trace::MetricsCase& config) {
+  EvalReport r;
+  r.dataset_len = config.loader.loader.dataset_len;
+  r.use_gather_object = config.use_gather_object;
+  r.break_after = config.break_after;
+  r.outcome = evaluate(config);
+  if (r.outcome.exact()) return r;
+  for (auto& [fix, alt] : candidates(config)) {
+    try {
+      fix.outcome = evaluate(alt);
+    } catch (const AccelerateError&) {
+      continue;  // Accelerate rejects the alternative: not a fix
+    }
+    if (fix.outcome.exact()) r.verified_fixes.push_back(std::move(fix));
+  }
+  std::string warning = describe(r);
+  if (r.verified_fixes.empty()) {
+    warning += "; no single option makes it exact in simulation";
+  } else {
+    warning += "; exact in simulation with ";
+    for (std::size_t i = 0; i < r.verified_fixes.size(); ++i) {
+      warning += (i ? ", or " : "") + r.verified_fixes[i].label + " (" + r.verified_fixes[i].flags + ")";
+    }
+  }
+  r.warnings.push_back(warning);
+  return r;
+}
+
+std::string exact_metrics_evidence(const EvalReport& report) {
+  if (report.outcome.exact()) return "";
+  std::string e = describe(report);
+  if (!report.verified_fixes.empty()) {
+    e += " (exact with " + report.verified_fixes.front().label + ": " + report.verified_fixes.front().flags + ")";
+  }
+  return e;
+}
+
+}  // namespace accel::analysis

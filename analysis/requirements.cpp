@@ -1,0 +1,86 @@
+#include "analysis/requirements.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace accel::analysis {
+namespace {
+
+std::string ids_list(const std::vector<SampleId>& ids) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ids.size() && i < 10; ++i) os << (i ? ", " : "") << ids[i];
+  if (ids.size() > 10) os << ", ...";
+  return os.str();
+}
+
+std::string duplicates_evidence(const Scenario& s) {
+  const auto& c = s.coverage.counts;
+  std::ostringstream os;
+  os << c.repeated << " samples yielded more than once (" << c.duplicated << " extra yields), ids "
+     << ids_list(s.coverage.duplicated_ids);
+  if (!s.duplicate_occurrences.empty()) {
+    os << "; sample " << s.duplicate_occurrences.front().id << " is yielded at";
+    for (const auto& o : s.duplicate_occurrences) os << " rank " << o.rank << " step " << o.step << ";";
+  }
+  return os.str();
+}
+
+std::string drops_evidence(const Scenario& s) {
+  std::ostringstream os;
+  os << s.coverage.counts.dropped << " samples never yielded, ids " << ids_list(s.coverage.dropped_ids);
+  return os.str();
+}
+
+std::string lockstep_evidence(const Scenario& s) {
+  std::ostringstream os;
+  os << "ranks " << rank_ranges(s.short_ranks) << " yield " << s.min_steps << " batches, others " << s.max_steps
+     << ": ranks " << rank_ranges(s.waiting_ranks) << " would wait forever in a collective at step " << s.min_steps;
+  return os.str();
+}
+
+std::string len_evidence(const Scenario& s) {
+  std::ostringstream os;
+  const auto r = static_cast<std::size_t>(s.len_mismatch_ranks.front());
+  os << "len() differs from the batches yielded on ranks " << rank_ranges(s.len_mismatch_ranks) << " (rank " << r
+     << ": len() " << s.len_per_rank[r] << ", yields " << s.batches_per_rank[r] << ")";
+  return os.str();
+}
+
+}  // namespace
+
+const std::vector<std::string>& requirement_names() {
+  static const std::vector<std::string> names = {"no-duplicates", "no-drops", "lockstep", "len-consistent",
+                                                 "full-coverage"};
+  return names;
+}
+
+std::vector<RequirementResult> check_requirements(const Scenario& s, const std::vector<std::string>& names) {
+  std::vector<RequirementResult> out;
+  for (const std::string& name : names) {
+    const auto& valid = requirement_names();
+    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+      std::string list;
+      for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
+      throw std::invalid_argument("--require: unknown requirement \"" + name + "\" (one of: " + list + ")");
+    }
+    RequirementResult r{name, true, ""};
+    if (s.iteration_error) {
+      r = {name, false, "iteration fails on every rank: " + *s.iteration_error};
+      out.push_back(r);
+      continue;
+    }
+    const auto& c = s.coverage.counts;
+    if (name == "no-duplicates" && c.duplicated > 0) r = {name, false, duplicates_evidence(s)};
+    if (name == "no-drops" && c.dropped > 0) r = {name, false, drops_evidence(s)};
+    if (name == "lockstep" && !s.short_ranks.empty()) r = {name, false, lockstep_evidence(s)};
+    if (name == "len-consistent" && !s.len_mismatch_ranks.empty()) r = {name, false, len_evidence(s)};
+    if (name == "full-coverage" && (c.duplicated > 0 || c.dropped > 0)) {
+      r = {name, false, c.dropped > 0 ? drops_evidence(s) : duplicates_evidence(s)};
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace accel::analysis

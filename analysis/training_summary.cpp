@@ -1,0 +1,143 @@
+#include "analysis/training_summary.hpp"
+
+#include <sstream>
+
+namespace accel::analysis {
+namespace {
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+std::string describe(const ScheduleSpec& spec) {
+  std::ostringstream os;
+  if (const auto* p = std::get_if<LinearWarmupSchedule>(&spec)) {
+    os << "linear (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
+       << p->training_steps << ")";
+  } else if (const auto* p = std::get_if<CosineWarmupSchedule>(&spec)) {
+    os << "cosine (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
+       << p->training_steps << ")";
+  } else if (const auto* p = std::get_if<ConstantWarmupSchedule>(&spec)) {
+    os << "constant (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ")";
+  } else if (const auto* p = std::get_if<StepSchedule>(&spec)) {
+    os << "step (StepLR, lr " << number(p->base_lr) << ", step_size " << p->step_size << ", gamma "
+       << number(p->gamma) << ")";
+  } else {
+    const auto& o = std::get<OneCycleLinearSchedule>(spec);
+    os << "onecycle (OneCycleLR linear, max_lr " << number(o.max_lr) << ", total_steps " << o.total_steps
+       << ", pct_start " << number(o.pct_start) << ")";
+  }
+  return os.str();
+}
+
+std::optional<std::int64_t> length_of(const ScheduleSpec& spec) {
+  if (const auto* p = std::get_if<LinearWarmupSchedule>(&spec)) return p->training_steps;
+  if (const auto* p = std::get_if<CosineWarmupSchedule>(&spec)) return p->training_steps;
+  if (const auto* p = std::get_if<OneCycleLinearSchedule>(&spec)) return p->total_steps;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> warmup_of(const ScheduleSpec& spec) {
+  if (const auto* p = std::get_if<LinearWarmupSchedule>(&spec)) return p->warmup_steps;
+  if (const auto* p = std::get_if<CosineWarmupSchedule>(&spec)) return p->warmup_steps;
+  if (const auto* p = std::get_if<ConstantWarmupSchedule>(&spec)) return p->warmup_steps;
+  return std::nullopt;
+}
+
+// A schedule is sized right when it reaches its end as training does. Accelerate steps the wrapped
+// scheduler num_processes times per optimizer step (unless split_batches), so both total_steps and the
+// warm-up must count scheduler steps: optimizer steps x that factor.
+void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
+  const std::int64_t r = s.steps_per_optimizer_step;
+  const std::string per = r > 1 ? " (Accelerate steps the scheduler " + std::to_string(r) +
+                                      " times per optimizer step: num_processes, split_batches off)"
+                                : "";
+  if (!s.schedule_length) {
+    if (r > 1) {
+      s.warnings.push_back("the scheduler runs " + std::to_string(r) + "x fast" + per +
+                           ": scale the schedule's step counts by " + std::to_string(r) + ", or pass split_batches=True");
+    }
+    return;
+  }
+  const std::int64_t length = *s.schedule_length;
+  const std::int64_t needed = s.optimizer_steps * r;  // scheduler steps this run makes when nothing is held back
+  const auto warmup = warmup_of(spec);
+  std::string fix;
+  if (s.optimizer_steps > 0 && needed != length) {
+    s.corrected_total_steps = needed;
+    fix = "; total_steps=" + std::to_string(needed) + " (" + std::to_string(s.optimizer_steps) + " optimizer steps x " +
+          std::to_string(r) + ") ends it with training";
+    if (warmup && *warmup > 0 && r > 1) {
+      s.corrected_warmup = *warmup * r;
+      fix += ", and a warm-up of " + std::to_string(*warmup) + " optimizer steps needs warmup=" +
+             std::to_string(*s.corrected_warmup);
+    }
+  }
+  if (s.schedule_end_optimizer_step && *s.schedule_end_optimizer_step < s.optimizer_steps) {
+    s.warnings.push_back("the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
+                         std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
+                         ", and the lr stays at " + number(s.lr_end) + " for the rest" + fix);
+  } else if (s.scheduler_steps * 10 < length * 9) {
+    // Under 90 % of the schedule: the lr never gets near the value the schedule was written to end on.
+    s.warnings.push_back("the schedule is far from its end when training stops: last_epoch " +
+                         std::to_string(s.last_epoch_end) + " of total_steps " + std::to_string(length) + " (" +
+                         std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + number(s.lr_end) + per + fix);
+  }
+}
+
+}  // namespace
+
+TrainingSummary summarize_training(const trace::SchedulerCase& config, const trace::SchedulerRankRecord& rank) {
+  TrainingSummary s;
+  s.num_processes = config.num_processes;
+  s.split_batches = config.split_batches;
+  s.gradient_accumulation_steps = rank.effective.gradient_state_num_steps;
+  s.steps_per_optimizer_step = config.step_with_optimizer && !config.split_batches ? config.num_processes : 1;
+  s.schedule = describe(config.scheduler);
+  s.schedule_length = length_of(config.scheduler);
+  s.initial_lr = rank.initial.lr;
+  s.error = rank.error;
+  for (std::int64_t e = 0; e < config.epochs; ++e) s.epochs.push_back({e, 0, 0, 0, 0, rank.initial.last_epoch, rank.initial.lr});
+  std::int64_t last_epoch = rank.initial.last_epoch;
+  double lr = rank.initial.lr;
+  std::int64_t current = 0;
+  for (const trace::MicroStepRecord& step : rank.steps) {
+    // Epochs without micro-steps keep the state the previous one ended with.
+    for (; current < step.epoch; ++current) {
+      s.epochs[static_cast<std::size_t>(current)].last_epoch_end = last_epoch;
+      s.epochs[static_cast<std::size_t>(current)].lr_end = lr;
+    }
+    EpochTraining& ep = s.epochs[static_cast<std::size_t>(step.epoch)];
+    ++ep.micro_steps;
+    if (step.sync_gradients) {
+      if (step.step_was_skipped) {
+        ++ep.skipped_steps;
+      } else {
+        ++ep.optimizer_steps;
+        ++s.optimizer_steps;
+        if (config.step_with_optimizer) s.guarded_steps += s.steps_per_optimizer_step - step.scheduler_calls;
+      }
+    }
+    ep.scheduler_steps += step.scheduler_calls;
+    last_epoch = step.after.last_epoch;
+    lr = step.after.lr;
+    if (s.schedule_length && !s.schedule_end_optimizer_step && last_epoch >= *s.schedule_length) {
+      s.schedule_end_optimizer_step = s.optimizer_steps;
+    }
+  }
+  for (; current < config.epochs; ++current) {
+    s.epochs[static_cast<std::size_t>(current)].last_epoch_end = last_epoch;
+    s.epochs[static_cast<std::size_t>(current)].lr_end = lr;
+  }
+  if (s.error) s.guarded_steps = 0;  // the failing step is reported as the error instead
+  for (const EpochTraining& ep : s.epochs) s.scheduler_steps += ep.scheduler_steps;
+  s.last_epoch_end = last_epoch;
+  s.lr_end = lr;
+  add_schedule_findings(s, config.scheduler);
+  return s;
+}
+
+}  // namespace accel::analysis

@@ -1,0 +1,101 @@
+// The what-if report model: for a user's config and the alternatives they could pick, what every rank
+// does in one epoch, and plain-language warnings. Renderers (terminal, JSON, HTML) read only this.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/coverage.hpp"
+#include "trace/trace.hpp"
+
+namespace accel::analysis {
+
+struct Scenario {
+  std::string label;   // e.g. "even_batches=False"
+  std::string flags;   // how to get it on the command line, e.g. "--no-even-batches"
+  bool baseline = false;
+  trace::LoaderCase config;
+
+  // Accelerate rejects this configuration ("ValueError: ...").
+  std::optional<std::string> rejected;
+  std::string loader_class;       // DataLoaderShard / DataLoaderDispatcher
+  bool dispatches = false;
+  std::vector<std::int64_t> batches_per_rank;   // steps of the (first) pass, per rank
+  std::vector<std::int64_t> len_per_rank;       // len(); -1 where it raises
+  std::int64_t min_steps = 0;
+  std::int64_t max_steps = 0;
+  std::vector<std::int64_t> short_ranks;        // ranks with fewer steps than others
+  std::vector<std::int64_t> waiting_ranks;      // ranks left waiting in a collective at step min_steps
+  std::vector<std::int64_t> len_mismatch_ranks; // len() differs from what is yielded
+  CoverageDetail coverage;
+  std::int64_t resumed_from = 0;                // samples before the resume point (skip_first_batches)
+  std::optional<std::string> iteration_error;   // every rank raises while iterating
+  bool ranks_share_order = true;                // false: computed by replaying every rank
+  // The dataset's coverage in equal bins of ids (the HTML strip), when WhatIfOptions asked for it.
+  std::vector<BinStatus> coverage_strip;
+  // Where the first duplicated samples are yielded: (rank, step) pairs, for evidence.
+  struct Occurrence {
+    std::int64_t rank, step;
+    SampleId id;
+  };
+  std::vector<Occurrence> duplicate_occurrences;
+};
+
+// How the job is launched, as far as it changes the report: the `accelerate config` file's fields (used or
+// ignored, for the user to check the file was read as Accelerate reads it) and the mixed precision that
+// decides whether a loss scaler can skip optimizer steps.
+struct LaunchSetup {
+  std::string config_file;  // empty: none given
+  std::vector<std::string> used;
+  std::vector<std::string> ignored;
+  std::string mixed_precision = "no";
+  bool use_cpu = false;
+  bool training = false;            // --scheduler: the training loop is simulated
+  bool overflow_simulated = false;  // --overflow-steps / --overflow-prob given
+};
+
+struct WhatIfReport {
+  std::string api;                 // "accelerator" (Accelerator.prepare) or "prepare_data_loader"
+  std::string accelerate_version;  // the release whose semantics were simulated
+  std::optional<LaunchSetup> launch;
+  bool unseeded_shuffle = false;   // the order differs every run: ids shown are one possible run
+  std::int64_t num_processes = 0;
+  std::int64_t dataset_len = 0;
+  std::string dataset_kind;
+  std::string order;          // "sequential", "SeedableRandomSampler(seed=42)", ...
+  std::string torch_version;  // whose randperm was reproduced
+  // Which of torch's randperm loops drew the shuffle: "forward" (swap loop), "inside-out" (PyTorch >= 2.6
+  // for n >= 214,748,364); empty when nothing is shuffled.
+  std::string randperm_loop;
+  std::vector<Scenario> scenarios;  // [0] is the user's config
+  std::vector<std::string> warnings;
+};
+
+// How a scenario's numbers were obtained: from the loaders' structure, or by replaying every rank.
+inline const char* method_text(const Scenario& s) { return s.ranks_share_order ? "computed directly" : "replayed"; }
+
+struct WhatIfOptions {
+  // > 0: fill the first scenario's coverage_strip with this many bins (at most one per sample).
+  std::int64_t coverage_bins = 0;
+  // Called with a short line on the slow steps (drawing a large shuffle, replaying ranks, each option).
+  std::function<void(const std::string&)> progress;
+  std::optional<LaunchSetup> launch;
+};
+
+// Analyses one configuration (one epoch, the first pass).
+Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags);
+
+// The user's config and every alternative a user could flip, with warnings. Variants that share the
+// epoch order (all but a dispatch or rank-count change) draw the shuffle once.
+WhatIfReport what_if(const trace::LoaderCase& config, const WhatIfOptions& options = {});
+
+// The first pass's coverage strip of one config (what analyze computes for WhatIfOptions::coverage_bins).
+std::vector<BinStatus> coverage_strip(const trace::LoaderCase& config, std::int64_t bins);
+
+// "0-40, 63"
+std::string rank_ranges(const std::vector<std::int64_t>& ranks);
+
+}  // namespace accel::analysis

@@ -1,0 +1,246 @@
+// accel-sim-rank: one real rank of a data-loading job, under torchrun or `accel-sim launch`.
+//
+// Reads RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT, rendezvouses through c10d's TCPStore, runs
+// the same core as the simulator (sim::simulate_rank) over a real transport (Gloo on CPU, NCCL on GPU),
+// and sends its record to rank 0, which writes the job's trace and diffs it against the in-process
+// simulator: "identical" (exit 0) or the first divergence (exit 1). Other exit codes: 2 bad input or
+// environment (a missing variable, no GPU), 3 the test fault --die-at-step, 4 the job failed (a peer
+// died, gave up or timed out; the message names it). This executable links LibTorch; `accel-sim` does not.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+
+#include "collective_check.hpp"
+#include "core/error.hpp"
+#include "fault_injector.hpp"
+#include "gloo_communicator.hpp"
+#include "nccl_communicator.hpp"
+#include "peer_monitor.hpp"
+#include "rank_env.hpp"
+#include "record_exchange.hpp"
+#include "rendezvous.hpp"
+#include "sim/simulator.hpp"
+#include "trace/trace_diff.hpp"
+#include "trace/trace_json.hpp"
+
+namespace {
+
+using accel::trace::Json;
+
+constexpr int kExitDiffer = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitJobFailed = 4;
+
+// Ends the process without destructors: a transport may still hold an operation that waits for a dead
+// peer (joining Gloo's worker threads or finalizing NCCL would block), and LibTorch's static
+// destructors are slow. Everything this rank says is flushed first.
+[[noreturn]] void finish(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+// Bounded like accel-sim's reads: a config path may name /dev/zero.
+std::string read_file(const std::string& path) { return accel::trace::read_input(path); }
+
+struct Options {
+  std::string config_path;
+  std::string config_json;
+  std::string backend = "gloo";
+  std::string out_path;
+  double timeout_s = 30;
+  std::optional<std::int64_t> die_at_step;
+  std::optional<std::int64_t> die_rank;
+  bool check_collectives = false;
+};
+
+struct Job {
+  Json config;
+  accel::trace::LoaderCase loader;
+  accel::ranks::TraceOrigin origin;
+};
+
+Job read_job(const Options& o, const accel::ranks::RankEnv& env) {
+  Job job;
+  Json file;
+  if (!o.config_json.empty()) {
+    job.config = accel::trace::parse_text(o.config_json, "--config-json");
+  } else {
+    file = accel::trace::parse_text(read_file(o.config_path), o.config_path);
+    if (!file.is_object() || !file.contains("config") || !file["config"].is_object()) {
+      throw accel::trace::ConfigError(o.config_path + ": must be a JSON object with a `config` object");
+    }
+    job.config = file["config"];
+    if (file.contains("case") && file["case"].is_string()) job.origin.case_name = file["case"].get<std::string>();
+    if (file.contains("family") && file["family"].is_string()) job.origin.family = file["family"].get<std::string>();
+  }
+  const auto parsed = accel::trace::parse_config(job.config);
+  const auto* loader = std::get_if<accel::trace::LoaderCase>(&parsed);
+  if (!loader) {
+    throw accel::trace::ConfigError("run: only data-loader configs (prepare_data_loader) run on real ranks");
+  }
+  if (loader->prepare.num_processes != env.world_size) {
+    throw accel::trace::ConfigError("run: the config has num_processes=" + std::to_string(loader->prepare.num_processes) +
+                                    " but WORLD_SIZE=" + std::to_string(env.world_size));
+  }
+  job.loader = *loader;
+  job.origin.backend = o.backend;
+  job.origin.world_size = env.world_size;
+  return job;
+}
+
+std::unique_ptr<accel::Communicator> make_transport(const std::string& backend, accel::ranks::Rendezvous& rendezvous,
+                                                    accel::ranks::PeerMonitor& monitor) {
+  if (backend == "gloo") return std::make_unique<accel::ranks::GlooCommunicator>(rendezvous, monitor);
+#ifdef ACCEL_WITH_NCCL
+  return std::make_unique<accel::ranks::NcclCommunicator>(rendezvous, monitor);
+#else
+  throw accel::ranks::DeviceUnavailable("--backend nccl: this build has no NCCL (configured with WITH_NCCL=OFF)");
+#endif
+}
+
+// Rank 0's end of the job: the trace, and its diff against the in-process simulator.
+int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o) {
+  const Json real = accel::ranks::assemble_trace(job.config, accel::sim::reports_error_rank(job.loader), outcomes, job.origin);
+  const bool trace_on_stdout = o.out_path.empty();
+  if (trace_on_stdout) {
+    std::cout << accel::trace::dump(real);
+  } else {
+    std::ofstream out(o.out_path);
+    if (!out) throw accel::trace::ConfigError("--out: cannot write " + o.out_path);
+    out << accel::trace::dump(real);
+  }
+  Json simulated = accel::trace::to_json(job.origin.case_name, job.config, accel::sim::simulate(job.loader));
+  if (job.origin.family) simulated["family"] = *job.origin.family;
+  // The verdict goes where it does not spoil a trace printed on stdout.
+  std::ostream& verdict = trace_on_stdout ? std::cerr : std::cout;
+  if (const auto d = accel::trace::first_divergence(simulated, real)) {
+    verdict << "real ranks differ from the simulator: " << accel::trace::describe(*d) << "\n";
+    return kExitDiffer;
+  }
+  verdict << "identical\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A peer's closed socket must be an error to report, not a SIGPIPE that kills this rank silently.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  CLI::App app{"accel-sim-rank: one real rank of a data-loading job (run it through `accel-sim run` or `launch`)"};
+  Options o;
+  auto* config_opt = app.add_option("--config", o.config_path, "JSON file with a `config` object (- for stdin)");
+  app.add_option("--config-json", o.config_json, "the `config` object itself")->excludes(config_opt);
+  app.add_option("--backend", o.backend, "gloo (CPU) or nccl (one GPU per rank)")->check(CLI::IsMember({"gloo", "nccl"}));
+  app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout");
+  app.add_option("--timeout-s", o.timeout_s, "seconds a collective or the rendezvous may take")
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--die-at-step", o.die_at_step, "test only: exit abruptly before this batch collective (from 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--die-rank", o.die_rank, "test only: the rank that dies (default: the last)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--check-collectives", o.check_collectives,
+               "check every collective of the transport with known values instead of running a config");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "accel-sim-rank: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  accel::ranks::RankEnv env;
+  Job job;
+  try {
+    env = accel::ranks::rank_env_from_process();
+    if (!o.check_collectives) {
+      if (o.config_path.empty() && o.config_json.empty()) throw accel::trace::ConfigError("give --config FILE or --config-json");
+      job = read_job(o, env);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "accel-sim-rank: " << e.what() << "\n";
+    finish(kExitBadInput);
+  }
+
+  const std::string who = "accel-sim-rank: rank " + std::to_string(env.rank) + ": ";
+  const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
+  std::unique_ptr<accel::ranks::Rendezvous> rendezvous;
+  std::unique_ptr<accel::ranks::PeerMonitor> monitor;
+  try {
+    rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
+    monitor = std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
+                                                         env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
+    monitor->await_everyone();
+    auto transport = make_transport(o.backend, *rendezvous, *monitor);
+    if (o.check_collectives) {
+      const auto problems = accel::ranks::check_collectives(*transport);
+      for (const auto& p : problems) std::cerr << who << p << "\n";
+      monitor->leave();
+      accel::ranks::acknowledge(rendezvous->store(), env.rank);
+      if (env.rank == 0) accel::ranks::await_acknowledgements(rendezvous->store(), *monitor);
+      if (problems.empty() && env.rank == 0) std::cout << "collectives ok (" << o.backend << ", " << env.world_size << " ranks)\n";
+      finish(problems.empty() ? 0 : kExitDiffer);
+    }
+
+    const bool dies = o.die_at_step && o.die_rank.value_or(env.world_size - 1) == env.rank;
+    std::optional<accel::ranks::FaultInjector> fault;
+    accel::Communicator* comm = transport.get();
+    if (dies) comm = &fault.emplace(*transport, *o.die_at_step);
+
+    std::optional<accel::trace::RankRecord> record;
+    std::optional<accel::trace::ErrorRecord> case_error;
+    try {
+      record = accel::sim::simulate_rank(job.loader, env.rank, comm);
+    } catch (const accel::AccelerateError& e) {
+      // A configuration Accelerate rejects: part of the trace, as in the simulator.
+      case_error = accel::sim::case_error(job.loader, e);
+    }
+    if (dies) fault->die_now();
+    // simulate_rank records a failed collective as a "Hang" in the trace; only a dead or silent peer
+    // (as opposed to one that finished, which the simulator shows too) makes the job fail.
+    if (monitor->fatal()) throw accel::ranks::PeerFailure(*monitor->fatal(), {});
+    monitor->leave();
+    accel::ranks::post_outcome(rendezvous->store(), env.rank,
+                              accel::ranks::outcome_json(job.config, env.rank, record, case_error));
+    if (env.rank != 0) {
+      accel::ranks::await_complete(rendezvous->store(), *monitor);
+      accel::ranks::acknowledge(rendezvous->store(), env.rank);
+      finish(0);
+    }
+    const auto outcomes = accel::ranks::collect_outcomes(rendezvous->store(), *monitor);
+    accel::ranks::announce_complete(rendezvous->store());
+    const int verdict = conclude(job, outcomes, o);
+    try {
+      accel::ranks::await_acknowledgements(rendezvous->store(), *monitor);
+    } catch (const accel::ranks::PeerFailure& e) {
+      // Every record is in: the trace and verdict stand; the late failure is worth a line.
+      std::cerr << who << "after the job: " << e.what() << "\n";
+    }
+    finish(verdict);
+  } catch (const std::exception& e) {
+    // No usable GPU or an unwritable --out is this rank's input; anything else fails the job.
+    const bool bad_input = dynamic_cast<const accel::ranks::DeviceUnavailable*>(&e) ||
+                           dynamic_cast<const accel::trace::ConfigError*>(&e);
+    const std::string why = accel::ranks::torch_message(e);
+    std::cerr << who << (bad_input ? "" : "the job failed: ") << why << "\n";
+    if (monitor) {
+      monitor->give_up(why);
+      // Rank 0 hosts the store: it stays until the others have read why.
+      if (env.rank == 0) monitor->linger(monitor->timing().stale_after + std::chrono::seconds(2));
+    }
+    finish(bad_input ? kExitBadInput : kExitJobFailed);
+  } catch (...) {
+    std::cerr << who << "the job failed: an unknown exception\n";
+    finish(kExitJobFailed);
+  }
+}

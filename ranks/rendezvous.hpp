@@ -1,0 +1,57 @@
+// The rendezvous of real ranks: rank 0 hosts c10d's TCPStore at MASTER_ADDR:MASTER_PORT, every rank
+// connects to it. The store carries heartbeats, the NCCL unique id, Gloo's own rendezvous and the
+// per-rank records; LibTorch stays behind this header (see c10d_store.hpp for the transports).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "key_value_store.hpp"
+#include "rank_env.hpp"
+
+namespace accel::ranks {
+
+// The store could not be started or reached; the message says which rank and address.
+class RendezvousError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What rank 0 writes into its store and every other rank checks before it writes anything: the job id
+// and the world size.
+std::string job_identity(const RankEnv& env);
+
+// An exception's message without the C++ backtrace LibTorch's c10::Error carries.
+std::string torch_message(const std::exception& e);
+
+class Rendezvous {
+ public:
+  // Rank 0 starts the server, listening on MASTER_ADDR only; every other rank connects a client, retrying
+  // until `timeout` (rank 0 may start last), and checks that the store is its job's. Every wait here,
+  // the client handshake included, ends within `timeout`. Raises RendezvousError.
+  Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout);
+  ~Rendezvous();
+  Rendezvous(const Rendezvous&) = delete;
+  Rendezvous& operator=(const Rendezvous&) = delete;
+
+  const RankEnv& env() const noexcept { return env_; }
+  std::chrono::milliseconds timeout() const noexcept { return timeout_; }
+
+  // The calling thread's client.
+  KeyValueStore& store();
+  // Another client, for another thread.
+  std::unique_ptr<KeyValueStore> connect();
+
+  struct Native;  // c10d's objects, for the transports (c10d_store.hpp)
+  Native& native() { return *native_; }
+
+ private:
+  RankEnv env_;
+  std::chrono::milliseconds timeout_;
+  std::unique_ptr<Native> native_;
+  std::unique_ptr<KeyValueStore> store_;
+};
+
+}  // namespace accel::ranks

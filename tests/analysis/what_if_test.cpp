@@ -1,0 +1,72 @@
+// The what-if report model and its JSON: figures derived by hand from Accelerate's rules.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "analysis/requirements.hpp"
+#include "analysis/what_if.hpp"
+#include "tests/support/loader_configs.hpp"
+
+namespace accel::analysis {
+namespace {
+
+using accel::testing::map_case;
+
+std::vector<std::int64_t> iota(std::int64_t from, std::int64_t to) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(to - from));
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
+
+const Scenario& find(const WhatIfReport& r, const std::string& label) {
+  for (const auto& s : r.scenarios) if (s.label == label) return s;
+  throw std::runtime_error("no scenario " + label);
+}
+
+TEST(WhatIf, SixtyFourRanksOverOneThousandAndOneSamples) {
+  // 1001 = 15 * 64 + 41: even_batches pads the 16th round with the first 23 samples; without it
+  // ranks 41-63 stop after 15 batches; drop_last drops the 41 samples of the incomplete round.
+  const WhatIfReport r = what_if(map_case(64, 1001, 1));
+  const Scenario& base = r.scenarios.front();
+  EXPECT_EQ(base.batches_per_rank, std::vector<std::int64_t>(64, 16));
+  EXPECT_EQ(base.coverage.counts.duplicated, 23);
+  EXPECT_EQ(base.coverage.duplicated_ids, iota(0, 23));
+  EXPECT_EQ(base.coverage.counts.dropped, 0);
+  const Scenario& uneven = find(r, "even_batches=False");
+  EXPECT_EQ(uneven.short_ranks, iota(41, 64));
+  EXPECT_EQ(uneven.waiting_ranks, iota(0, 41));
+  EXPECT_EQ(uneven.min_steps, 15);
+  EXPECT_EQ(uneven.coverage.counts.duplicated, 0);
+  const Scenario& drop = find(r, "drop_last=True");
+  EXPECT_EQ(drop.coverage.counts.dropped, 41);
+  EXPECT_EQ(drop.coverage.dropped_ids, iota(960, 992));  // the first 32 of 960..1000
+  EXPECT_EQ(drop.max_steps, 15);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.front().find("23 samples are seen twice (ids 0-22)"), std::string::npos) << r.warnings.front();
+}
+
+TEST(WhatIf, DispatcherTailGivesEmptyBatchesToLaterRanks) {
+  // One sample, four ranks, dispatch_batches: the single batch [0] is completed with [0] and split
+  // one per rank, so ranks 2 and 3 get empty batches; sample 0 is yielded twice.
+  auto c = map_case(4, 1, 1);
+  c.prepare.dispatch_batches = true;
+  c.prepare.put_on_device = true;
+  const Scenario s = analyze(c, "dispatch", "");
+  EXPECT_EQ(s.batches_per_rank, std::vector<std::int64_t>(4, 1));
+  EXPECT_EQ(s.coverage.counts.yielded, 2);
+  EXPECT_EQ(s.coverage.counts.duplicated, 1);
+}
+
+TEST(WhatIf, RequirementsFailWithEvidence) {
+  const Scenario s = analyze(map_case(64, 1001, 1), "x", "");
+  const auto results = check_requirements(s, {"no-duplicates", "no-drops", "lockstep"});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_FALSE(results[0].holds);
+  EXPECT_NE(results[0].evidence.find("rank 41 step 15"), std::string::npos) << results[0].evidence;
+  EXPECT_TRUE(results[1].holds);
+  EXPECT_TRUE(results[2].holds);
+  EXPECT_THROW(check_requirements(s, {"nope"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace accel::analysis
