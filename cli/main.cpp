@@ -2,8 +2,8 @@
 // run / launch (real ranks, through accel-sim-rank).
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input (flags, config, trace files) or a
-// configuration Accelerate itself rejects; run/launch also 3 (the rank --die-at-step kills) and 4 (the job
-// failed). No LibTorch here: the process must start in milliseconds.
+// configuration Accelerate itself rejects; run/launch also 3 (the rank --die-at-step kills), 4 (the job
+// failed) and 5 (the ranks blocked forever in a collective, as the simulator predicted). No LibTorch here: the process must start in milliseconds.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -367,7 +367,8 @@ int run_cli(int argc, char** argv) {
       "  accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --shuffle --set-seed 1 --epochs 2 --resume-at 0:10\n"
       "  accel-sim check --ranks 64 --dataset-len 1001 --require no-duplicates,lockstep\n"
       "Exit codes: 0 ok, 1 a requirement failed / traces differ, 2 bad input or a config Accelerate rejects, 70 "
-      "internal error; run/launch also 3 (--die-at-step) and 4 (the job failed).");
+      "internal error; run/launch also 3 (--die-at-step), 4 (the job failed) and 5 (ranks hung in a collective, as "
+      "predicted).");
   LoaderFlags flags;
   flags.add_to(app);
   ReportOptions report_options;

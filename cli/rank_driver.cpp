@@ -23,6 +23,18 @@ void RankFlags::add_to(CLI::App& app) {
       ->check(decimal_integer(0));
   app.add_flag("--check-collectives", check_collectives,
                "check every collective of the transport with known values (no config needed)");
+  app.add_flag("--loader-only", loader_only,
+               "iterate the loader only, without the training step (no gradient all_reduce, so no training hang)");
+  app.add_option("--grad-accum,--gradient-accumulation-steps", grad_accum,
+                 "training step: one gradient all_reduce per optimizer step, no_sync in between (default 1)")
+      ->check(decimal_integer(1));
+  app.add_flag("--sync-each-batch", sync_each_batch,
+               "training step: GradientAccumulationPlugin(sync_each_batch=True), an all_reduce every micro-step");
+  app.add_flag("--join-uneven-inputs", join_uneven_inputs,
+               "training step inside accelerator.join_uneven_inputs([model]) (torch Join; on only while even_batches "
+               "is False)");
+  app.add_option("--join-even-batches", join_even_batches,
+                 "join_uneven_inputs(even_batches=true|false) overrides the loader's even_batches (default: none)");
 }
 
 std::vector<std::string> RankFlags::driver_args(const trace::Json& config) const {
@@ -38,6 +50,15 @@ std::vector<std::string> RankFlags::driver_args(const trace::Json& config) const
   if (!out_path.empty()) args.insert(args.end(), {"--out", out_path});
   if (die_at_step) args.insert(args.end(), {"--die-at-step", std::to_string(*die_at_step)});
   if (die_rank) args.insert(args.end(), {"--die-rank", std::to_string(*die_rank)});
+  if (check_collectives) return args;
+  if (loader_only) {
+    args.push_back("--loader-only");
+    return args;
+  }
+  args.insert(args.end(), {"--grad-accum", std::to_string(grad_accum)});
+  if (sync_each_batch) args.push_back("--sync-each-batch");
+  if (join_uneven_inputs) args.push_back("--join-uneven-inputs");
+  if (join_even_batches) args.insert(args.end(), {"--join-even-batches", *join_even_batches ? "true" : "false"});
   return args;
 }
 

@@ -22,6 +22,12 @@ struct RankFlags {
   std::optional<std::int64_t> die_at_step;
   std::optional<std::int64_t> die_rank;
   bool check_collectives = false;  // the transport's self-check instead of a config
+  // The training step every rank runs on its batches (sim/ddp_training.hpp), unless loader_only.
+  bool loader_only = false;
+  std::int64_t grad_accum = 1;
+  bool sync_each_batch = false;
+  bool join_uneven_inputs = false;
+  std::optional<bool> join_even_batches;
 
   void add_to(CLI::App& app);
 

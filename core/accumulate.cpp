@@ -1,11 +1,12 @@
 #include "accumulate.hpp"
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 
 bool Accumulator::do_sync(GradientState& state) {
-  if (state.sync_with_dataloader() && state.end_of_dataloader()) {
+  if (state.sync_with_dataloader() && state.end_of_dataloader() && !mutant(Mutation::AccumulateIgnoresEndOfDataloader)) {
     step_ = 0;
     state.set_sync_gradients(true);
   } else {

@@ -42,6 +42,15 @@ class Communicator {
   // all_gather of one batch per rank (gather_for_metrics), in rank order.
   virtual std::vector<Batch> all_gather(const Batch& batch) = 0;
   virtual void barrier() = 0;
+  // all_reduce(SUM) of a small integer tensor, as DDP reduces gradients. Transports with a native
+  // all_reduce override this; the default gathers and sums, the same collective pattern for a hang.
+  virtual std::vector<std::int64_t> all_reduce(const std::vector<std::int64_t>& values) {
+    std::vector<std::int64_t> sum(values.size(), 0);
+    for (const Batch& b : all_gather(values)) {
+      for (std::size_t i = 0; i < sum.size() && i < b.size(); ++i) sum[i] += b[i];
+    }
+    return sum;
+  }
 };
 
 }  // namespace accel

@@ -39,6 +39,7 @@ enum class Mutation {
   RngStateNotRestored,               // load_state's torch.set_rng_state does not reach the loader's global generator
   GatherForMetricsKeepsPadding,      // gather_for_metrics (tensors) does not cut the last step to the remainder
   GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
+  AccumulateIgnoresEndOfDataloader,  // accumulate() does not sync on a loader's last batch (sync_with_dataloader)
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -92,5 +92,7 @@ ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, singl
 ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
              gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDataloader,
+             ddp_training_blocks_where_the_gradient_collectives_run_out)
 
 }  // namespace accel::props

@@ -37,5 +37,7 @@ void single_process_random_resume_draws_the_next_epoch();
 // 11. eval_props.cpp
 void gather_for_metrics_is_exact_on_even_map_shards();
 void gather_object_metrics_are_exact_when_dispatched();
+// 12. training_props.cpp
+void ddp_training_blocks_where_the_gradient_collectives_run_out();
 
 }  // namespace accel::props

@@ -29,5 +29,6 @@ ACCEL_PROP(Checkpoint, SeedableSetEpochResumeIsExact, seedable_set_epoch_resume_
 ACCEL_PROP(Checkpoint, SingleProcessRandomResumeDrawsTheNextEpoch, single_process_random_resume_draws_the_next_epoch)
 ACCEL_PROP(Eval, GatherForMetricsIsExactOnEvenMapShards, gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_PROP(Eval, GatherObjectMetricsAreExactWhenDispatched, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_PROP(Training, DdpBlocksWhereTheGradientCollectivesRunOut, ddp_training_blocks_where_the_gradient_collectives_run_out)
 
 }  // namespace accel::props

@@ -29,4 +29,9 @@ std::vector<Batch> FaultInjector::all_gather(const Batch& batch) {
   return inner_.all_gather(batch);
 }
 
+std::vector<std::int64_t> FaultInjector::all_reduce(const std::vector<std::int64_t>& values) {
+  step();
+  return inner_.all_reduce(values);
+}
+
 }  // namespace accel::ranks

@@ -1,6 +1,6 @@
 // The test-only fault of `--die-at-step K`: a Communicator decorator that makes this rank exit
 // abruptly (_exit(3), no goodbye to anyone) just before its K-th batch collective (broadcast or
-// all_gather of a batch, counting from 0), as a crashed or OOM-killed rank would. Loaders that make no
+// all_gather of a batch, or a training step's all_reduce; counting from 0), as a crashed or OOM-killed rank would. Loaders that make no
 // per-batch collective die after their loop instead (die_now), before sharing their record.
 #pragma once
 
@@ -23,6 +23,7 @@ class FaultInjector final : public Communicator {
   }
   Batch broadcast(Batch batch, std::int64_t root) override;
   std::vector<Batch> all_gather(const Batch& batch) override;
+  std::vector<std::int64_t> all_reduce(const std::vector<std::int64_t>& values) override;
   void barrier() override { inner_.barrier(); }
 
   [[noreturn]] void die_now() const;

@@ -137,6 +137,14 @@ std::vector<Batch> GlooCommunicator::all_gather(const Batch& batch) {
   return out;
 }
 
+std::vector<std::int64_t> GlooCommunicator::all_reduce(const std::vector<std::int64_t>& values) {
+  const std::int64_t index = impl_->monitor.enter();
+  const auto size = static_cast<std::int64_t>(values.size());
+  std::vector<at::Tensor> tensors{tensor_of(values, size)};
+  impl_->run(index, "all_reduce", impl_->group->allreduce(tensors));
+  return values_of(tensors[0], size);
+}
+
 void GlooCommunicator::barrier() {
   const std::int64_t index = impl_->monitor.enter();
   impl_->run(index, "barrier", impl_->group->barrier());

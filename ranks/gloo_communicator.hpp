@@ -25,6 +25,7 @@ class GlooCommunicator final : public Communicator {
   std::vector<std::int64_t> broadcast_object(std::vector<std::int64_t> object, std::int64_t root) override;
   Batch broadcast(Batch batch, std::int64_t root) override;
   std::vector<Batch> all_gather(const Batch& batch) override;
+  std::vector<std::int64_t> all_reduce(const std::vector<std::int64_t>& values) override;
   void barrier() override;
 
  private:

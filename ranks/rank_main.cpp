@@ -2,10 +2,14 @@
 //
 // Reads RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT, rendezvouses through c10d's TCPStore, runs
 // the same core as the simulator (sim::simulate_rank) over a real transport (Gloo on CPU, NCCL on GPU),
-// and sends its record to rank 0, which writes the job's trace and diffs it against the in-process
-// simulator: "identical" (exit 0) or the first divergence (exit 1). Other exit codes: 2 bad input or
-// environment (a missing variable, no GPU), 3 the test fault --die-at-step, 4 the job failed (a peer
-// died, gave up or timed out; the message names it). This executable links LibTorch; `accel-sim` does not.
+// then trains on what the loader yields as a DDP job would (sim/ddp_training.hpp: a gradient all_reduce
+// per optimizer step, no_sync while accumulating, join_uneven_inputs when asked), and sends its record
+// to rank 0, which writes the job's trace, diffs it against the in-process simulator and compares where
+// the real ranks blocked with where the simulator predicted they would: "identical" (exit 0) only for a
+// job that completed as predicted; a hang the simulator predicted exits 5, naming the ranks and the step;
+// any difference exits 1. Other exit codes: 2 bad input or environment (a missing variable, no GPU), 3
+// the test fault --die-at-step, 4 the job failed (a peer died, gave up or timed out; the message names
+// it). This executable links LibTorch; `accel-sim` does not.
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -17,6 +21,7 @@
 #include <iterator>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include "collective_check.hpp"
 #include "core/error.hpp"
@@ -27,6 +32,7 @@
 #include "rank_env.hpp"
 #include "record_exchange.hpp"
 #include "rendezvous.hpp"
+#include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
@@ -38,6 +44,7 @@ using accel::trace::Json;
 constexpr int kExitDiffer = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitJobFailed = 4;
+constexpr int kExitHang = 5;
 
 // Ends the process without destructors: a transport may still hold an operation that waits for a dead
 // peer (joining Gloo's worker threads or finalizing NCCL would block), and LibTorch's static
@@ -61,6 +68,8 @@ struct Options {
   std::optional<std::int64_t> die_at_step;
   std::optional<std::int64_t> die_rank;
   bool check_collectives = false;
+  bool loader_only = false;  // iterate the loader without a training step (no gradient collectives)
+  accel::sim::TrainingLoop loop;
 };
 
 struct Job {
@@ -108,7 +117,21 @@ std::unique_ptr<accel::Communicator> make_transport(const std::string& backend, 
 #endif
 }
 
-// Rank 0's end of the job: the trace, and its diff against the in-process simulator.
+// Where the real ranks blocked against where the simulator predicted: the same ranks, collective and step.
+bool same_outcome(const accel::sim::TrainingVerdict& a, const accel::sim::TrainingVerdict& b) {
+  const auto where = [](const accel::sim::TrainingVerdict& v) {
+    return v.hang ? std::make_tuple(v.hang->epoch, v.hang->step, v.hang->collective)
+                  : std::make_tuple(std::int64_t{-1}, std::int64_t{-1}, std::string());
+  };
+  const auto step_of = [](const accel::sim::TrainingVerdict& v) {
+    return v.out_of_step ? std::make_pair(v.out_of_step->epoch, v.out_of_step->step) : std::make_pair(std::int64_t{-1}, std::int64_t{-1});
+  };
+  return a.completed == b.completed && a.waiting_ranks == b.waiting_ranks && where(a) == where(b) &&
+         step_of(a) == step_of(b) && a.error.has_value() == b.error.has_value();
+}
+
+// Rank 0's end of the job: the trace, its diff against the in-process simulator, and the training
+// loop's outcome against the simulator's prediction.
 int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o) {
   const Json real = accel::ranks::assemble_trace(job.config, accel::sim::reports_error_rank(job.loader), outcomes, job.origin);
   const bool trace_on_stdout = o.out_path.empty();
@@ -119,7 +142,8 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     if (!out) throw accel::trace::ConfigError("--out: cannot write " + o.out_path);
     out << accel::trace::dump(real);
   }
-  Json simulated = accel::trace::to_json(job.origin.case_name, job.config, accel::sim::simulate(job.loader));
+  Json simulated = accel::trace::to_json(job.origin.case_name, job.config,
+                                         accel::sim::simulate(accel::sim::loader_under_loop(job.loader, o.loop)));
   if (job.origin.family) simulated["family"] = *job.origin.family;
   // The verdict goes where it does not spoil a trace printed on stdout.
   std::ostream& verdict = trace_on_stdout ? std::cerr : std::cout;
@@ -127,7 +151,33 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     verdict << "real ranks differ from the simulator: " << accel::trace::describe(*d) << "\n";
     return kExitDiffer;
   }
-  verdict << "identical\n";
+  if (o.loader_only) {
+    verdict << "identical\n";
+    return 0;
+  }
+  std::vector<accel::sim::TrainingRank> observed_ranks;
+  for (const Json& outcome : outcomes) observed_ranks.push_back(accel::ranks::training_from_json(outcome.at("training")));
+  const auto predicted_ranks = accel::sim::simulate_training_ranks(job.loader, o.loop);
+  const auto observed = accel::sim::training_verdict(observed_ranks);
+  const auto predicted = accel::sim::training_verdict(predicted_ranks);
+  const std::string seen = accel::sim::describe(observed, observed_ranks);
+  if (!same_outcome(observed, predicted)) {
+    verdict << "real ranks differ from the simulator's training loop: observed " << seen << "; predicted "
+            << accel::sim::describe(predicted, predicted_ranks) << "\n";
+    return kExitDiffer;
+  }
+  if (observed.error && !observed.hang) {
+    // Accelerate raised on every rank as it does for this config (prepare, or the pass): the trace above
+    // holds it, equal to the simulator's, and no rank was left waiting.
+    verdict << "identical (" << seen << ", as Accelerate raises it)\n";
+    return 0;
+  }
+  if (!observed.completed) {
+    verdict << (observed.hang ? "hang: " : "failed: ") << seen << " (as the simulator predicted; exit "
+            << (observed.hang ? kExitHang : kExitJobFailed) << ")\n";
+    return observed.hang ? kExitHang : kExitJobFailed;
+  }
+  verdict << "identical (" << seen << ")\n";
   return 0;
 }
 
@@ -151,6 +201,14 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--check-collectives", o.check_collectives,
                "check every collective of the transport with known values instead of running a config");
+  app.add_flag("--loader-only", o.loader_only, "iterate the loader only: no training step, no gradient all_reduce");
+  app.add_option("--grad-accum", o.loop.gradient_accumulation_steps,
+                 "gradient_accumulation_steps: one gradient all_reduce per optimizer step (no_sync in between)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_flag("--sync-each-batch", o.loop.sync_each_batch, "GradientAccumulationPlugin(sync_each_batch=True)");
+  app.add_flag("--join-uneven-inputs", o.loop.join_uneven_inputs, "train inside accelerator.join_uneven_inputs([model])");
+  app.add_option("--join-even-batches", o.loop.join_even_batches,
+                 "join_uneven_inputs(even_batches=...): true or false (default: the Accelerator's)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -199,19 +257,29 @@ int main(int argc, char** argv) {
 
     std::optional<accel::trace::RankRecord> record;
     std::optional<accel::trace::ErrorRecord> case_error;
-    try {
-      record = accel::sim::simulate_rank(job.loader, env.rank, comm);
-    } catch (const accel::AccelerateError& e) {
-      // A configuration Accelerate rejects: part of the trace, as in the simulator.
-      case_error = accel::sim::case_error(job.loader, e);
+    std::optional<accel::sim::TrainingRank> training;
+    if (o.loader_only) {
+      try {
+        record = accel::sim::simulate_rank(job.loader, env.rank, comm);
+      } catch (const accel::AccelerateError& e) {
+        // A configuration Accelerate rejects: part of the trace, as in the simulator.
+        case_error = accel::sim::case_error(job.loader, e);
+      }
+    } else {
+      // The loader's batches, then a DDP step on each: a rank that runs out of batches leaves the others
+      // blocked in a real all_reduce, which the peer monitor names (the trace and the verdict record it).
+      training = accel::sim::train_rank(job.loader, env.rank, *comm, o.loop);
+      record = training->record;
+      if (!record) case_error = training->error;
     }
     if (dies) fault->die_now();
     // simulate_rank records a failed collective as a "Hang" in the trace; only a dead or silent peer
     // (as opposed to one that finished, which the simulator shows too) makes the job fail.
     if (monitor->fatal()) throw accel::ranks::PeerFailure(*monitor->fatal(), {});
     monitor->leave();
-    accel::ranks::post_outcome(rendezvous->store(), env.rank,
-                              accel::ranks::outcome_json(job.config, env.rank, record, case_error));
+    Json outcome = accel::ranks::outcome_json(job.config, env.rank, record, case_error);
+    if (training) outcome["training"] = accel::ranks::training_json(*training);
+    accel::ranks::post_outcome(rendezvous->store(), env.rank, outcome);
     if (env.rank != 0) {
       accel::ranks::await_complete(rendezvous->store(), *monitor);
       accel::ranks::acknowledge(rendezvous->store(), env.rank);

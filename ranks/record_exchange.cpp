@@ -23,6 +23,51 @@ trace::Json outcome_json(const trace::Json& config, std::int64_t rank, const std
   return out;
 }
 
+trace::Json training_json(const sim::TrainingRank& r) {
+  trace::Json j;
+  j["rank"] = r.rank;
+  j["micro_steps"] = r.micro_steps;
+  j["gradient_all_reduces"] = r.gradient_all_reduces;
+  j["shadowed_all_reduces"] = r.shadowed_all_reduces;
+  j["optimizer_steps"] = r.optimizer_steps;
+  j["hang"] = nullptr;
+  if (r.hang) {
+    j["hang"] = {{"epoch", r.hang->epoch},
+                 {"step", r.hang->step},
+                 {"collective", r.hang->collective},
+                 {"collective_index", r.hang->collective_index},
+                 {"missing_ranks", r.hang->missing_ranks},
+                 {"message", r.hang->message}};
+  }
+  j["out_of_step"] = nullptr;
+  if (r.out_of_step) j["out_of_step"] = {{"epoch", r.out_of_step->epoch}, {"step", r.out_of_step->step}};
+  j["error"] = nullptr;
+  if (r.error) j["error"] = {{"type", r.error->type}, {"message", r.error->message}, {"where", r.error->where}};
+  return j;
+}
+
+sim::TrainingRank training_from_json(const trace::Json& j) {
+  sim::TrainingRank r;
+  r.rank = j.at("rank").get<std::int64_t>();
+  r.micro_steps = j.at("micro_steps").get<std::vector<std::int64_t>>();
+  r.gradient_all_reduces = j.at("gradient_all_reduces").get<std::int64_t>();
+  r.shadowed_all_reduces = j.at("shadowed_all_reduces").get<std::int64_t>();
+  r.optimizer_steps = j.at("optimizer_steps").get<std::int64_t>();
+  if (const auto& h = j.at("hang"); !h.is_null()) {
+    r.hang = sim::TrainingHang{h.at("epoch").get<std::int64_t>(), h.at("step").get<std::int64_t>(),
+                               h.at("collective").get<std::string>(), h.at("collective_index").get<std::int64_t>(),
+                               h.at("missing_ranks").get<std::vector<std::int64_t>>(), h.at("message").get<std::string>()};
+  }
+  if (const auto& o = j.at("out_of_step"); !o.is_null()) {
+    r.out_of_step = sim::OutOfStep{o.at("epoch").get<std::int64_t>(), o.at("step").get<std::int64_t>()};
+  }
+  if (const auto& e = j.at("error"); !e.is_null()) {
+    r.error = trace::ErrorRecord{e.at("where").get<std::string>(), e.at("type").get<std::string>(),
+                                 e.at("message").get<std::string>(), std::nullopt};
+  }
+  return r;
+}
+
 void post_outcome(KeyValueStore& store, std::int64_t rank, const trace::Json& outcome) {
   store.set(outcome_key(rank), outcome.dump());
 }

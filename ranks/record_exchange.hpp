@@ -10,6 +10,7 @@
 
 #include "key_value_store.hpp"
 #include "peer_monitor.hpp"
+#include "sim/ddp_training.hpp"
 #include "trace/trace.hpp"
 #include "trace/trace_json.hpp"
 
@@ -18,6 +19,11 @@ namespace accel::ranks {
 // One rank's outcome as JSON: {"rank", "error" (a configuration error, or null), "record" (or null)}.
 trace::Json outcome_json(const trace::Json& config, std::int64_t rank, const std::optional<trace::RankRecord>& record,
                          const std::optional<trace::ErrorRecord>& case_error);
+
+// The training loop's outcome of one rank (where it blocked, its collectives), to post beside its record:
+// rank 0 rebuilds every rank's to judge the job as the simulator judges its prediction.
+trace::Json training_json(const sim::TrainingRank& rank);
+sim::TrainingRank training_from_json(const trace::Json& j);
 
 void post_outcome(KeyValueStore& store, std::int64_t rank, const trace::Json& outcome);
 

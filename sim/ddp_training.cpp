@@ -1,0 +1,243 @@
+#include "ddp_training.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <sstream>
+#include <thread>
+
+#include "core/accumulate.hpp"
+#include "core/error.hpp"
+#include "core/gradient_state.hpp"
+#include "core/prepare_data_loader.hpp"
+#include "in_process_group.hpp"
+#include "simulator.hpp"
+
+namespace accel::sim {
+namespace {
+
+std::string ranks_text(const std::vector<std::int64_t>& ranks) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i) os << ", ";
+    os << ranks[i];
+    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
+    i = j + 1;
+  }
+  return os.str();
+}
+
+// Whether every contributor of an all_reduce of (1, x, x^2) sent the same x: n * sum(x^2) == sum(x)^2 holds
+// only then (Cauchy-Schwarz), so one reduction tells it without gathering.
+bool same_everywhere(std::int64_t n, std::int64_t sum, std::int64_t sum_sq) { return n * sum_sq == sum * sum; }
+
+// The rank's loop, with where it is kept up to date for the report of a hang.
+class Loop {
+ public:
+  Loop(Communicator& comm, const TrainingLoop& options, bool join, TrainingRank& out)
+      : comm_(comm), options_(options), join_(join), out_(out) {}
+
+  void micro_step(std::int64_t epoch, std::int64_t step, bool sync) {
+    epoch_ = epoch;
+    step_ = step;
+    // accumulate(): DDP stays out of no_sync when syncing, or on every batch with sync_each_batch.
+    const bool allow_sync = sync || (options_.sync_each_batch && comm_.world_size() > 1);
+    if (join_) {
+      collective_ = "join notify (all_reduce)";
+      (void)comm_.all_reduce({1});
+      collective_ = "requires-grad-sync flag (all_reduce)";
+      (void)comm_.all_reduce({allow_sync ? 1 : 0});
+    }
+    if (allow_sync) gradient_all_reduce(epoch, step, true);
+    if (sync) ++out_.optimizer_steps;
+  }
+
+  // A rank whose loader is exhausted, under an enabled Join: shadow the others until all have joined.
+  void join_until_everyone_has() {
+    if (!join_) return;
+    step_ = out_.micro_steps.empty() ? 0 : out_.micro_steps.back();
+    for (;;) {
+      collective_ = "join notify (all_reduce, joined)";
+      if (comm_.all_reduce({0}).at(0) == 0) return;
+      collective_ = "requires-grad-sync flag (all_reduce, joined)";
+      if (comm_.all_reduce({0}).at(0) > 0) {
+        gradient_all_reduce(epoch_, step_, false);
+        ++out_.shadowed_all_reduces;
+      }
+    }
+  }
+
+  void hung(const CollectiveError& e) {
+    out_.hang = TrainingHang{epoch_, step_, collective_, e.collective_index(), e.missing_ranks(), e.what()};
+  }
+
+ private:
+  void gradient_all_reduce(std::int64_t epoch, std::int64_t step, bool own) {
+    collective_ = own ? "gradient all_reduce" : "gradient all_reduce (joined, zeros)";
+    const std::vector<std::int64_t> mine =
+        own ? std::vector<std::int64_t>{1, epoch, epoch * epoch, step, step * step} : std::vector<std::int64_t>(5, 0);
+    const std::vector<std::int64_t> sum = comm_.all_reduce(mine);
+    if (own) ++out_.gradient_all_reduces;
+    if (own && !out_.out_of_step &&
+        !(same_everywhere(sum[0], sum[1], sum[2]) && same_everywhere(sum[0], sum[3], sum[4]))) {
+      out_.out_of_step = OutOfStep{epoch, step};
+    }
+  }
+
+  Communicator& comm_;
+  const TrainingLoop& options_;
+  bool join_;
+  TrainingRank& out_;
+  std::int64_t epoch_ = 0;
+  std::int64_t step_ = 0;
+  std::string collective_ = "the loader's collective";
+};
+
+}  // namespace
+
+bool join_enabled(const trace::LoaderCase& config, const TrainingLoop& loop) {
+  if (!loop.join_uneven_inputs || config.prepare.num_processes <= 1) return false;
+  return !loop.join_even_batches.value_or(config.prepare.even_batches);
+}
+
+trace::LoaderCase loader_under_loop(const trace::LoaderCase& config, const TrainingLoop& loop) {
+  trace::LoaderCase c = config;
+  // Accelerator.join_uneven_inputs sets dl.batch_sampler.even_batches on every prepared loader but a
+  // DataLoaderDispatcher; only a BatchSamplerShard reads it.
+  if (loop.join_uneven_inputs && loop.join_even_batches && config.prepare.num_processes > 1 &&
+      !resolve_dispatch_batches(config.loader, config.prepare)) {
+    c.prepare.even_batches = *loop.join_even_batches;
+  }
+  return c;
+}
+
+TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator& comm, const TrainingLoop& loop) {
+  TrainingRank out;
+  out.rank = rank;
+  const trace::LoaderCase c = loader_under_loop(config, loop);
+  Loop run(comm, loop, join_enabled(config, loop), out);
+  trace::RankRecord record;
+  try {
+    record = simulate_rank(c, rank, &comm);
+  } catch (const AccelerateError& e) {
+    out.error = case_error(c, e);
+    return out;
+  }
+  out.record = record;
+  GradientState state(GradientState::Settings{.num_steps = std::max<std::int64_t>(1, loop.gradient_accumulation_steps),
+                                              .adjust_scheduler = true,
+                                              .sync_with_dataloader = true,
+                                              .sync_each_batch = loop.sync_each_batch});
+  Accumulator accumulator;
+  try {
+    for (const trace::PassRecord& pass : record.epochs) {
+      out.micro_steps.push_back(0);
+      state.begin_dataloader();
+      for (std::size_t j = 0; j < pass.batches.size(); ++j) {
+        // The loader looks one batch ahead: end_of_dataloader is set when the last batch arrives.
+        state.update_dataloader(pass.end_of_dataloader[j], pass.remainder[j]);
+        const bool sync = accumulator.do_sync(state);
+        run.micro_step(pass.epoch, static_cast<std::int64_t>(j), sync);
+        ++out.micro_steps.back();
+      }
+      if (pass.error) {
+        out.error = pass.error;  // the exception leaves the loop: this rank stops here
+        break;
+      }
+      state.end_dataloader();
+    }
+    if (record.error) {
+      // A loader collective (rng synchronisation, a dispatched batch) that some rank never entered.
+      out.hang = TrainingHang{static_cast<std::int64_t>(record.epochs.size()) - 1, 0, "the loader's collective", 0, {},
+                              record.error->message};
+      return out;
+    }
+    if (!out.error) run.join_until_everyone_has();
+  } catch (const CollectiveError& e) {
+    run.hung(e);
+  }
+  return out;
+}
+
+std::vector<TrainingRank> simulate_training_ranks(const trace::LoaderCase& config, const TrainingLoop& loop) {
+  const std::int64_t world = config.prepare.num_processes;
+  std::vector<TrainingRank> out(static_cast<std::size_t>(world));
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
+  InProcessGroup group(world);
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(world));
+  for (std::int64_t r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        out[static_cast<std::size_t>(r)] = train_rank(config, r, group.endpoint(r), loop);
+      } catch (...) {
+        failures[static_cast<std::size_t>(r)] = std::current_exception();
+      }
+      group.leave(r);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& f : failures) if (f) std::rethrow_exception(f);
+  return out;
+}
+
+TrainingVerdict training_verdict(const std::vector<TrainingRank>& ranks) {
+  TrainingVerdict v;
+  for (const TrainingRank& r : ranks) {
+    if (r.error && !v.error) v.error = r.error;
+    if (r.out_of_step && !v.out_of_step) v.out_of_step = r.out_of_step;
+    if (r.hang) {
+      v.waiting_ranks.push_back(r.rank);
+      if (!v.hang) v.hang = r.hang;
+    } else {
+      v.finished_ranks.push_back(r.rank);
+    }
+  }
+  v.completed = v.waiting_ranks.empty() && !v.error;
+  if (v.waiting_ranks.empty()) v.finished_ranks.clear();
+  return v;
+}
+
+std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& ranks) {
+  std::ostringstream os;
+  if (v.hang) {
+    // Ranks that wait at different places are named by where the first one waits, then each other.
+    os << "ranks " << ranks_text(v.waiting_ranks) << " wait forever in the " << v.hang->collective << " at epoch "
+       << v.hang->epoch << " step " << v.hang->step;
+    for (const TrainingRank& r : ranks) {
+      if (r.hang && (r.hang->epoch != v.hang->epoch || r.hang->step != v.hang->step)) {
+        os << " (rank " << r.rank << " at epoch " << r.hang->epoch << " step " << r.hang->step << ")";
+      }
+    }
+    if (!v.finished_ranks.empty()) {
+      // What the finished ranks trained on: the reason the others wait.
+      os << "; " << (v.finished_ranks.size() == 1 ? "rank " : "ranks ") << ranks_text(v.finished_ranks)
+         << (v.finished_ranks.size() == 1 ? " finished its loop after " : " finished their loops after ");
+      std::vector<std::int64_t> totals;
+      for (std::int64_t f : v.finished_ranks) {
+        std::int64_t total = 0;
+        for (std::int64_t m : ranks[static_cast<std::size_t>(f)].micro_steps) total += m;
+        if (std::find(totals.begin(), totals.end(), total) == totals.end()) totals.push_back(total);
+      }
+      for (std::size_t i = 0; i < totals.size(); ++i) os << (i ? " or " : "") << totals[i];
+      os << (totals.size() == 1 && totals[0] == 1 ? " micro-step" : " micro-steps");
+    }
+  } else if (v.error) {
+    os << "a rank raised " << v.error->type << ": " << v.error->message;
+  } else {
+    std::int64_t steps = 0, all_reduces = 0;
+    for (const TrainingRank& r : ranks) {
+      steps = std::max(steps, r.optimizer_steps);
+      all_reduces = std::max(all_reduces, r.gradient_all_reduces);
+    }
+    os << "completed: " << steps << " optimizer steps, " << all_reduces << " gradient all_reduces per rank";
+  }
+  if (v.out_of_step) {
+    os << "; ranks were out of step from epoch " << v.out_of_step->epoch << " step " << v.out_of_step->step
+       << " (a gradient all_reduce averaged different steps' gradients)";
+  }
+  return os.str();
+}
+
+}  // namespace accel::sim
