@@ -83,6 +83,8 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out() {
     } else {
       RC_ASSERT(!got.hang.has_value());
       RC_ASSERT(got.optimizer_steps == static_cast<std::int64_t>(syncs[static_cast<std::size_t>(r)].size()));
+      // AcceleratedScheduler: num_processes scheduler steps per optimizer step (one with split_batches).
+      RC_ASSERT(got.scheduler_steps == got.optimizer_steps * (c.split ? 1 : c.ranks));
     }
     RC_ASSERT(got.gradient_all_reduces == static_cast<std::int64_t>(std::min(a.size(), fewest)));
   }

@@ -161,6 +161,25 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   const auto observed = accel::sim::training_verdict(observed_ranks);
   const auto predicted = accel::sim::training_verdict(predicted_ranks);
   const std::string seen = accel::sim::describe(observed, observed_ranks);
+  // Every rank's own counts as well: micro-steps, collectives, optimizer and scheduler steps.
+  std::string rank_differs;
+  for (std::size_t r = 0; r < observed_ranks.size() && r < predicted_ranks.size() && rank_differs.empty(); ++r) {
+    const auto& a = observed_ranks[r];
+    const auto& b = predicted_ranks[r];
+    if (a.micro_steps != b.micro_steps || a.gradient_all_reduces != b.gradient_all_reduces ||
+        a.shadowed_all_reduces != b.shadowed_all_reduces || a.optimizer_steps != b.optimizer_steps ||
+        a.scheduler_steps != b.scheduler_steps) {
+      rank_differs = "rank " + std::to_string(r) + " made " + std::to_string(a.gradient_all_reduces) +
+                     " gradient all_reduces, " + std::to_string(a.optimizer_steps) + " optimizer and " +
+                     std::to_string(a.scheduler_steps) + " scheduler steps; the simulator " +
+                     std::to_string(b.gradient_all_reduces) + ", " + std::to_string(b.optimizer_steps) + " and " +
+                     std::to_string(b.scheduler_steps);
+    }
+  }
+  if (!rank_differs.empty()) {
+    verdict << "real ranks differ from the simulator's training loop: " << rank_differs << "\n";
+    return kExitDiffer;
+  }
   if (!same_outcome(observed, predicted)) {
     verdict << "real ranks differ from the simulator's training loop: observed " << seen << "; predicted "
             << accel::sim::describe(predicted, predicted_ranks) << "\n";

@@ -30,6 +30,7 @@ trace::Json training_json(const sim::TrainingRank& r) {
   j["gradient_all_reduces"] = r.gradient_all_reduces;
   j["shadowed_all_reduces"] = r.shadowed_all_reduces;
   j["optimizer_steps"] = r.optimizer_steps;
+  j["scheduler_steps"] = r.scheduler_steps;
   j["hang"] = nullptr;
   if (r.hang) {
     j["hang"] = {{"epoch", r.hang->epoch},
@@ -53,6 +54,7 @@ sim::TrainingRank training_from_json(const trace::Json& j) {
   r.gradient_all_reduces = j.at("gradient_all_reduces").get<std::int64_t>();
   r.shadowed_all_reduces = j.at("shadowed_all_reduces").get<std::int64_t>();
   r.optimizer_steps = j.at("optimizer_steps").get<std::int64_t>();
+  r.scheduler_steps = j.at("scheduler_steps").get<std::int64_t>();
   if (const auto& h = j.at("hang"); !h.is_null()) {
     r.hang = sim::TrainingHang{h.at("epoch").get<std::int64_t>(), h.at("step").get<std::int64_t>(),
                                h.at("collective").get<std::string>(), h.at("collective_index").get<std::int64_t>(),

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/accelerated_optimizer.hpp"
+#include "core/accelerated_scheduler.hpp"
 #include "core/accumulate.hpp"
 #include "core/error.hpp"
 #include "core/gradient_state.hpp"
@@ -50,7 +52,7 @@ class Loop {
       (void)comm_.all_reduce({allow_sync ? 1 : 0});
     }
     if (allow_sync) gradient_all_reduce(epoch, step, true);
-    if (sync) ++out_.optimizer_steps;
+    if (sync) ++out_.optimizer_steps;  // accumulate() leaves sync_gradients set for optimizer.step()
   }
 
   // A rank whose loader is exhausted, under an enabled Join: shadow the others until all have joined.
@@ -130,6 +132,11 @@ TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Comm
                                               .sync_with_dataloader = true,
                                               .sync_each_batch = loop.sync_each_batch});
   Accumulator accumulator;
+  // optimizer.step() / scheduler.step() after each backward, through the core: the scheduler moves
+  // num_processes steps per optimizer step (split_batches off), as the what-if's training section says.
+  AcceleratedOptimizer optimizer;
+  AcceleratedScheduler scheduler(LRScheduler(ConstantWarmupSchedule{}),
+                                 {true, c.prepare.split_batches, c.prepare.num_processes});
   try {
     for (const trace::PassRecord& pass : record.epochs) {
       out.micro_steps.push_back(0);
@@ -139,6 +146,9 @@ TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Comm
         state.update_dataloader(pass.end_of_dataloader[j], pass.remainder[j]);
         const bool sync = accumulator.do_sync(state);
         run.micro_step(pass.epoch, static_cast<std::int64_t>(j), sync);
+        optimizer.step(state);
+        out.scheduler_steps += scheduler.step(state, optimizer);
+        optimizer.zero_grad(state);
         ++out.micro_steps.back();
       }
       if (pass.error) {
@@ -226,12 +236,14 @@ std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& 
   } else if (v.error) {
     os << "a rank raised " << v.error->type << ": " << v.error->message;
   } else {
-    std::int64_t steps = 0, all_reduces = 0;
+    std::int64_t steps = 0, all_reduces = 0, scheduler_steps = 0;
     for (const TrainingRank& r : ranks) {
       steps = std::max(steps, r.optimizer_steps);
       all_reduces = std::max(all_reduces, r.gradient_all_reduces);
+      scheduler_steps = std::max(scheduler_steps, r.scheduler_steps);
     }
-    os << "completed: " << steps << " optimizer steps, " << all_reduces << " gradient all_reduces per rank";
+    os << "completed: " << steps << " optimizer steps, " << all_reduces << " gradient all_reduces, " << scheduler_steps
+       << " scheduler steps per rank";
   }
   if (v.out_of_step) {
     os << "; ranks were out of step from epoch " << v.out_of_step->epoch << " step " << v.out_of_step->step

@@ -56,7 +56,8 @@ struct TrainingRank {
   std::vector<std::int64_t> micro_steps;  // per epoch, the batches this rank trained on
   std::int64_t gradient_all_reduces = 0;  // its own, completed
   std::int64_t shadowed_all_reduces = 0;  // joined: gradient all_reduces matched with zeros
-  std::int64_t optimizer_steps = 0;
+  std::int64_t optimizer_steps = 0;  // AcceleratedOptimizer steps (syncing micro-steps)
+  std::int64_t scheduler_steps = 0;  // the wrapped scheduler's steps through AcceleratedScheduler
   std::optional<TrainingHang> hang;
   std::optional<OutOfStep> out_of_step;
   std::optional<trace::ErrorRecord> error;  // the loader raised (a rejected config or a failing pass)
