@@ -18,6 +18,25 @@ struct RequirementResult {
   std::string evidence;  // empty when it holds
 };
 
+// One requirement judged on one pass (or on the evaluation loop, or on a resumed job): a CI test case.
+struct CheckOutcome {
+  std::string requirement;  // "no-duplicates", "exact-resume", ...
+  std::string pass;         // "first pass", "full pass", "evaluation pass", "resumed job"
+  bool holds = true;
+  std::string evidence;     // empty when it holds
+};
+
+// Everything `accel-sim check --require` judged, in the order it was judged.
+struct CheckReport {
+  std::vector<CheckOutcome> outcomes;
+  bool all_hold() const noexcept {
+    for (const auto& o : outcomes) {
+      if (!o.holds) return false;
+    }
+    return true;
+  }
+};
+
 // Raises std::invalid_argument for an unknown name (the message lists the valid ones).
 std::vector<RequirementResult> check_requirements(const Scenario& scenario, const std::vector<std::string>& names);
 
