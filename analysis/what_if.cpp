@@ -77,13 +77,13 @@ class OrderCache {
   PrepareOptions options_;
 };
 
-// Rows: every rank up to kTimelineRows ranks; else runs of consecutive ranks with equal steps, and when those
+// Rows: every rank up to kTimelineEveryRank ranks; else runs of consecutive ranks with equal steps, and when those
 // are still too many, equal buckets of ranks (a row then spans its ranks' fewest to most steps).
 std::vector<TimelineRow> timeline_rows(const std::vector<std::int64_t>& steps) {
   const std::int64_t R = static_cast<std::int64_t>(steps.size());
   std::vector<TimelineRow> rows;
   const auto at = [&](std::int64_t r) { return steps[static_cast<std::size_t>(r)]; };
-  if (R <= kTimelineRows) {
+  if (R <= kTimelineEveryRank) {
     for (std::int64_t r = 0; r < R; ++r) rows.push_back({r, r, at(r), at(r)});
     return rows;
   }

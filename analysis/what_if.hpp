@@ -16,7 +16,7 @@
 namespace accel::analysis {
 
 // The per-step timeline as a chart draws it at any size: ranks grouped into rows (consecutive ranks with the
-// same steps share one; every rank its own row up to kTimelineRows), and the steps shown (the first ones, the
+// same steps share one; every rank its own row up to kTimelineEveryRank), and the steps shown (the first ones, the
 // ones around the step where ranks wait, the last ones; every step when there are few), the others elided.
 // Every anomaly stays visible: the rows of ranks that wait and the steps where they do are always shown.
 struct TimelineRow {
@@ -33,7 +33,8 @@ struct Timeline {
   bool ids_kept = false;
 };
 
-inline constexpr std::int64_t kTimelineRows = 64;
+inline constexpr std::int64_t kTimelineEveryRank = 32;  // up to this many ranks: one row each
+inline constexpr std::int64_t kTimelineRows = 64;       // at most this many rows
 inline constexpr std::size_t kTimelineIds = 8;
 
 struct Scenario {

@@ -8,8 +8,8 @@ namespace accel::reports {
 std::string render_check_text(const analysis::CheckReport& r) {
   std::ostringstream os;
   for (const auto& o : r.outcomes) {
-    os << (o.holds ? "ok   " : "FAIL ") << o.requirement << " (" << o.pass << ")";
-    if (!o.holds) os << ": " << o.evidence;
+    os << (o.skipped ? "skip " : o.holds ? "ok   " : "FAIL ") << o.requirement << " (" << o.pass << ")";
+    if (!o.holds || o.skipped) os << ": " << o.evidence;
     os << "\n";
   }
   return os.str();
@@ -27,7 +27,8 @@ nlohmann::ordered_json render_check_json(const analysis::CheckReport& r, const s
     results.push_back({{"requirement", o.requirement},
                        {"pass", o.pass},
                        {"holds", o.holds},
-                       {"evidence", o.holds ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.evidence)}});
+                       {"skipped", o.skipped},
+                       {"evidence", o.holds && !o.skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.evidence)}});
   }
   j["tests"] = static_cast<std::int64_t>(r.outcomes.size());
   j["failures"] = failures;
@@ -57,17 +58,24 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string render_check_junit(const analysis::CheckReport& r, const std::string& command_line) {
-  std::int64_t failures = 0;
-  for (const auto& o : r.outcomes) failures += o.holds ? 0 : 1;
+  std::int64_t failures = 0, skipped = 0;
+  for (const auto& o : r.outcomes) {
+    failures += o.holds ? 0 : 1;
+    skipped += o.skipped ? 1 : 0;
+  }
   std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   os << "<testsuites name=\"accel-sim check\" tests=\"" << r.outcomes.size() << "\" failures=\"" << failures
      << "\" errors=\"0\">\n";
   os << "  <testsuite name=\"accel-sim check\" tests=\"" << r.outcomes.size() << "\" failures=\"" << failures
-     << "\" errors=\"0\" skipped=\"0\">\n";
+     << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
   os << "    <properties><property name=\"command_line\" value=\"" << xml_escape(command_line) << "\"/></properties>\n";
   for (const auto& o : r.outcomes) {
     os << "    <testcase classname=\"" << xml_escape(o.pass) << "\" name=\"" << xml_escape(o.requirement) << "\"";
+    if (o.skipped) {
+      os << ">\n      <skipped message=\"" << xml_escape(o.evidence) << "\"/>\n    </testcase>\n";
+      continue;
+    }
     if (o.holds) {
       os << "/>\n";
       continue;

@@ -216,7 +216,7 @@ std::string timeline_svg(const analysis::Scenario& s) {
   const std::int64_t gaps = static_cast<std::int64_t>(t.step_ranges.size()) - 1 + (t.step_ranges.front().first > 0 ? 1 : 0);
   const double cw = std::max(1.0, static_cast<double>(width - label - gaps * gap) / static_cast<double>(shown));
   const std::int64_t rows = static_cast<std::int64_t>(t.rows.size());
-  const double ch = std::clamp(420.0 / static_cast<double>(rows), 9.0, 22.0);
+  const double ch = std::clamp(420.0 / static_cast<double>(rows), 13.0, 22.0);  // labels stay 11 px
   const double top = 16;
   std::ostringstream os;
   os << "<svg class=\"chart\" id=\"timeline\" width=\"" << width << "\" height=\"" << num(top + static_cast<double>(rows) * ch + 24)

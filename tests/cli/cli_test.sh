@@ -164,6 +164,12 @@ cases = s.findall('testcase')
 failed = [c for c in cases if c.find('failure') is not None]
 ok = len(cases) == 2 and len(failed) == 1 and failed[0].get('name') == 'no-duplicates' and 'sample 0' in failed[0].find('failure').text
 sys.exit(0 if ok else 1)" "$tmp17/r.xml"
+check "check over every pass fails on pass 1 too" 1 "$bin" check --ranks 64 --dataset-len 1001 --epochs 2 --require no-duplicates --junit "$tmp17/r2.xml"
+check "junit has a testcase for every pass" 0 python3 -c "
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().find('testsuite').findall('testcase')
+ok = [c.get('classname') for c in cases] == ['first pass', 'pass 1'] and all(c.find('failure') is not None for c in cases)
+sys.exit(0 if ok else 1)" "$tmp17/r2.xml"
 check "check --json" 0 bash -c "'$bin' check --ranks 64 --dataset-len 1001 --require no-drops --json | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"passed\"] and j[\"results\"][0][\"requirement\"] == \"no-drops\" else 1)'"
 check "html with --scheduler cosine" 0 "$bin" --ranks 4 --dataset-len 1000 --batch-size 8 --scheduler cosine --total-steps 200 --html "$tmp17/lr.html"
 check_output "html shows the lr chart" '<svg class="chart" id="lr"' cat "$tmp17/lr.html"
