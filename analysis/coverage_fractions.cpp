@@ -18,7 +18,8 @@ std::vector<BinCounts> empty_bins(std::int64_t n, std::int64_t bins) {
 }  // namespace
 
 std::vector<BinCounts> coverage_fractions(const std::vector<PositionRun>& runs, const SampleOrder& order,
-                                          std::int64_t n, bool permutation, std::int64_t bins, std::int64_t resume_from) {
+                                          std::int64_t n, bool permutation, std::int64_t bins,
+                                          std::int64_t resume_from) {
   bins = std::min(bins, n);
   if (bins <= 0) return {};
   if (!permutation) {

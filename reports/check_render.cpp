@@ -24,11 +24,12 @@ nlohmann::ordered_json render_check_json(const analysis::CheckReport& r, const s
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const auto& o : r.outcomes) {
     failures += o.holds ? 0 : 1;
-    results.push_back({{"requirement", o.requirement},
-                       {"pass", o.pass},
-                       {"holds", o.holds},
-                       {"skipped", o.skipped},
-                       {"evidence", o.holds && !o.skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.evidence)}});
+    results.push_back(
+        {{"requirement", o.requirement},
+         {"pass", o.pass},
+         {"holds", o.holds},
+         {"skipped", o.skipped},
+         {"evidence", o.holds && !o.skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.evidence)}});
   }
   j["tests"] = static_cast<std::int64_t>(r.outcomes.size());
   j["failures"] = failures;
@@ -40,11 +41,21 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 allows no control characters but tab, newline and carriage return.
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
@@ -81,7 +92,8 @@ std::string render_check_junit(const analysis::CheckReport& r, const std::string
       continue;
     }
     os << ">\n      <failure message=\"" << xml_escape(o.requirement + " does not hold on the " + o.pass)
-       << "\" type=\"" << xml_escape(o.requirement) << "\">" << xml_escape(o.evidence) << "</failure>\n    </testcase>\n";
+       << "\" type=\"" << xml_escape(o.requirement) << "\">" << xml_escape(o.evidence)
+       << "</failure>\n    </testcase>\n";
   }
   os << "  </testsuite>\n</testsuites>\n";
   return os.str();

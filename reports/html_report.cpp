@@ -22,11 +22,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -101,8 +110,9 @@ std::string steps_chart(const analysis::Scenario& s) {
     if (fewest < s.max_steps) missing = std::max(missing, 6.0);
     const double x = left + static_cast<double>(g) * bar, w = std::max(1.0, bar - (bar > 3 ? 1 : 0));
     const std::string who = ranks_text(lo, hi);
-    const std::string title = who + ": " + (fewest == most ? std::to_string(fewest) : std::to_string(fewest) + "-" + std::to_string(most)) +
-                              " steps" + (fewest < s.max_steps ? " (" + std::to_string(s.max_steps - fewest) + " fewer than the most)" : "");
+    const std::string title =
+        who + ": " + (fewest == most ? std::to_string(fewest) : std::to_string(fewest) + "-" + std::to_string(most)) +
+        " steps" + (fewest < s.max_steps ? " (" + std::to_string(s.max_steps - fewest) + " fewer than the most)" : "");
     os << rect(x, top + plot - h, w, h, kBatch, title);
     if (fewest < s.max_steps) os << rect(x, top + plot - h - missing, w, missing, kDone, title);
   }
@@ -113,7 +123,9 @@ std::string steps_chart(const analysis::Scenario& s) {
     const std::int64_t r = ticks == 1 ? 0 : k * (R - 1) / (ticks - 1);
     const std::int64_t g = r * groups / std::max<std::int64_t>(R, 1);
     os << text(left + (static_cast<double>(g) + 0.5) * bar, height + 16, std::to_string(r), 11,
-               k == 0 ? "start" : k + 1 == ticks ? "end" : "middle");
+               k == 0           ? "start"
+               : k + 1 == ticks ? "end"
+                                : "middle");
   }
   os << "</svg>";
   return os.str();
@@ -142,23 +154,25 @@ std::string coverage_svg(const analysis::Scenario& s) {
   for (int k = 0; k < 4; ++k) {
     const double w = static_cast<double>(width) * static_cast<double>(parts[k]) / static_cast<double>(n);
     if (parts[k] > 0) {
-      os << rect(x, 0, w, 14, colours[k], std::string(names[k]) + ": " + std::to_string(parts[k]) + " of " + std::to_string(n) +
-                                              " samples (" + pct(parts[k], n) + ")");
+      os << rect(x, 0, w, 14, colours[k],
+                 std::string(names[k]) + ": " + std::to_string(parts[k]) + " of " + std::to_string(n) + " samples (" +
+                     pct(parts[k], n) + ")");
     }
     x += w;
   }
-  os << text(0, 27, "all samples: " + pct(once, n) + " once, " + pct(c.repeated, n) + " more than once, " + pct(c.dropped, n) +
-                        " never seen" + (c.before_resume ? ", " + pct(c.before_resume, n) + " before the checkpoint" : ""));
+  os << text(0, 27,
+             "all samples: " + pct(once, n) + " once, " + pct(c.repeated, n) + " more than once, " + pct(c.dropped, n) +
+                 " never seen" + (c.before_resume ? ", " + pct(c.before_resume, n) + " before the checkpoint" : ""));
   // The bins.
   const double top = 34;
   const double w = static_cast<double>(width) / static_cast<double>(s.coverage_fractions.size());
   for (std::size_t b = 0; b < s.coverage_fractions.size(); ++b) {
     const analysis::BinCounts& bin = s.coverage_fractions[b];
     const double size = static_cast<double>(std::max<std::int64_t>(bin.size(), 1));
-    const std::string title = "ids " + std::to_string(bin.first_id) + "-" + std::to_string(bin.end_id - 1) + ": " +
-                              std::to_string(bin.once) + " once, " + std::to_string(bin.duplicated) + " more than once, " +
-                              std::to_string(bin.dropped) + " never seen" +
-                              (bin.before_resume ? ", " + std::to_string(bin.before_resume) + " before the checkpoint" : "");
+    const std::string title =
+        "ids " + std::to_string(bin.first_id) + "-" + std::to_string(bin.end_id - 1) + ": " + std::to_string(bin.once) +
+        " once, " + std::to_string(bin.duplicated) + " more than once, " + std::to_string(bin.dropped) + " never seen" +
+        (bin.before_resume ? ", " + std::to_string(bin.before_resume) + " before the checkpoint" : "");
     double y = top;
     const std::int64_t counts[] = {bin.once, bin.duplicated, bin.dropped, bin.before_resume};
     os << "<g><title>" << escape(title) << "</title>";
@@ -179,10 +193,14 @@ enum class Cell { Batch, Done, Hang, Blocked };
 
 const char* colour_of(Cell c) {
   switch (c) {
-    case Cell::Batch: return kBatch;
-    case Cell::Done: return kDone;
-    case Cell::Hang: return kHang;
-    case Cell::Blocked: return kBlocked;
+    case Cell::Batch:
+      return kBatch;
+    case Cell::Done:
+      return kDone;
+    case Cell::Hang:
+      return kHang;
+    case Cell::Blocked:
+      return kBlocked;
   }
   return kDone;
 }
@@ -199,10 +217,14 @@ Cell cell_at(const analysis::Scenario& s, const analysis::TimelineRow& row, std:
 
 const char* cell_words(Cell c) {
   switch (c) {
-    case Cell::Batch: return "a batch";
-    case Cell::Done: return "no batch (its loader is exhausted)";
-    case Cell::Hang: return "waits forever in a collective the short ranks never join";
-    case Cell::Blocked: return "a batch it never reaches (blocked at an earlier step)";
+    case Cell::Batch:
+      return "a batch";
+    case Cell::Done:
+      return "no batch (its loader is exhausted)";
+    case Cell::Hang:
+      return "waits forever in a collective the short ranks never join";
+    case Cell::Blocked:
+      return "a batch it never reaches (blocked at an earlier step)";
   }
   return "";
 }
@@ -213,14 +235,15 @@ std::string timeline_svg(const analysis::Scenario& s) {
   const int width = 760, label = 132, gap = 26;
   std::int64_t shown = 0;
   for (const auto& [b, e] : t.step_ranges) shown += e - b;
-  const std::int64_t gaps = static_cast<std::int64_t>(t.step_ranges.size()) - 1 + (t.step_ranges.front().first > 0 ? 1 : 0);
+  const std::int64_t gaps =
+      static_cast<std::int64_t>(t.step_ranges.size()) - 1 + (t.step_ranges.front().first > 0 ? 1 : 0);
   const double cw = std::max(1.0, static_cast<double>(width - label - gaps * gap) / static_cast<double>(shown));
   const std::int64_t rows = static_cast<std::int64_t>(t.rows.size());
   const double ch = std::clamp(420.0 / static_cast<double>(rows), 13.0, 22.0);  // labels stay 11 px
   const double top = 16;
   std::ostringstream os;
-  os << "<svg class=\"chart\" id=\"timeline\" width=\"" << width << "\" height=\"" << num(top + static_cast<double>(rows) * ch + 24)
-     << "\" role=\"img\" aria-label=\"per-step timeline\">";
+  os << "<svg class=\"chart\" id=\"timeline\" width=\"" << width << "\" height=\""
+     << num(top + static_cast<double>(rows) * ch + 24) << "\" role=\"img\" aria-label=\"per-step timeline\">";
   // Column positions: shown steps, and an elided column before each range that does not follow on.
   struct Column {
     double x, w;
@@ -262,8 +285,9 @@ std::string timeline_svg(const analysis::Scenario& s) {
     const analysis::TimelineRow& row = t.rows[static_cast<std::size_t>(i)];
     const double y = top + static_cast<double>(i) * ch;
     const std::string who = ranks_text(row.first_rank, row.last_rank);
-    const std::string steps = row.min_steps == row.max_steps ? std::to_string(row.min_steps)
-                                                            : std::to_string(row.min_steps) + "-" + std::to_string(row.max_steps);
+    const std::string steps = row.min_steps == row.max_steps
+                                  ? std::to_string(row.min_steps)
+                                  : std::to_string(row.min_steps) + "-" + std::to_string(row.max_steps);
     os << text(0, y + ch - 3, who + " (" + steps + ")", static_cast<int>(std::min(11.0, ch - 1)));
     std::size_t shown_index = 0;
     for (const Column& c : columns) {
@@ -271,7 +295,8 @@ std::string timeline_svg(const analysis::Scenario& s) {
         // Steps elided here: the row's share of them with a batch, then the rest without.
         const double span = static_cast<double>(c.end - c.begin);
         const double with = std::clamp(static_cast<double>(row.min_steps - c.begin) / span, 0.0, 1.0);
-        const std::string title = who + ", steps " + std::to_string(c.begin) + "-" + std::to_string(c.end - 1) + " (not drawn one by one)";
+        const std::string title =
+            who + ", steps " + std::to_string(c.begin) + "-" + std::to_string(c.end - 1) + " (not drawn one by one)";
         if (with > 0) os << rect(c.x + 1, y, (c.w - 2) * with, ch - 1, kBatch, title);
         if (with < 1) os << rect(c.x + 1 + (c.w - 2) * with, y, (c.w - 2) * (1 - with), ch - 1, kDone, title);
         continue;
@@ -282,15 +307,18 @@ std::string timeline_svg(const analysis::Scenario& s) {
           shown_index < t.ids[static_cast<std::size_t>(i)].size()) {
         const auto& ids = t.ids[static_cast<std::size_t>(i)][shown_index];
         if (!ids.empty()) {
-          title += "; " + std::string(row.first_rank == row.last_rank ? "" : "rank " + std::to_string(row.first_rank) + "'s ") +
-                   "sample ids " + ids_text(ids, s.config.loader.batch_size > static_cast<std::int64_t>(ids.size()));
+          title +=
+              "; " +
+              std::string(row.first_rank == row.last_rank ? "" : "rank " + std::to_string(row.first_rank) + "'s ") +
+              "sample ids " + ids_text(ids, s.config.loader.batch_size > static_cast<std::int64_t>(ids.size()));
         }
       }
       os << rect(c.x, y, std::max(1.0, c.w - (c.w > 4 ? 1 : 0)), ch - 1, colour_of(state), title);
       ++shown_index;
     }
   }
-  os << text(label, top + static_cast<double>(rows) * ch + 16, "step (shown steps labelled; ... marks steps drawn as one column)")
+  os << text(label, top + static_cast<double>(rows) * ch + 16,
+             "step (shown steps labelled; ... marks steps drawn as one column)")
      << "</svg>";
   return os.str();
 }
@@ -315,15 +343,16 @@ std::string lr_chart(const analysis::TrainingSummary& t) {
   std::int64_t at = 0;
   for (const auto& e : t.epochs) {
     at += e.optimizer_steps + e.skipped_steps;
-    os << "<line x1=\"" << num(px(static_cast<double>(at))) << "\" y1=\"" << top << "\" x2=\"" << num(px(static_cast<double>(at)))
-       << "\" y2=\"" << height << "\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"><title>end of epoch " << e.epoch << ": "
-       << e.optimizer_steps << " optimizer steps, " << e.scheduler_steps << " scheduler steps, lr " << e.lr_end
-       << "</title></line>";
+    os << "<line x1=\"" << num(px(static_cast<double>(at))) << "\" y1=\"" << top << "\" x2=\""
+       << num(px(static_cast<double>(at))) << "\" y2=\"" << height
+       << "\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"><title>end of epoch " << e.epoch << ": " << e.optimizer_steps
+       << " optimizer steps, " << e.scheduler_steps << " scheduler steps, lr " << e.lr_end << "</title></line>";
   }
   if (t.schedule_end_optimizer_step) {
     const double xe = px(static_cast<double>(*t.schedule_end_optimizer_step));
     os << "<line x1=\"" << num(xe) << "\" y1=\"" << top << "\" x2=\"" << num(xe) << "\" y2=\"" << height
-       << "\" stroke=\"" << kDropped << "\" stroke-width=\"2\"><title>the schedule reaches total_steps after optimizer step "
+       << "\" stroke=\"" << kDropped
+       << "\" stroke-width=\"2\"><title>the schedule reaches total_steps after optimizer step "
        << *t.schedule_end_optimizer_step << " of " << t.optimizer_steps << "</title></line>"
        << text(xe + 3, top + 12, "schedule ends (step " + std::to_string(*t.schedule_end_optimizer_step) + ")", 10);
   }
@@ -365,16 +394,16 @@ std::string training_section(const analysis::TrainingSummary& t) {
   std::ostringstream os;
   os << "<h2 id=\"training\">Training loop: lr over optimizer steps</h2><p>" << escape(t.schedule)
      << ", gradient_accumulation_steps " << t.gradient_accumulation_steps << ", " << t.steps_per_optimizer_step
-     << " scheduler step" << (t.steps_per_optimizer_step == 1 ? "" : "s") << " per optimizer step; " << t.optimizer_steps
-     << " optimizer steps in all, lr at the end " << t.lr_end << ".</p><div class=\"legend\">"
-     << swatch(kLr, "lr after each optimizer step") << swatch(kLrArea, "area under the lr") << swatch(kDropped, "the schedule reaches its end")
-     << swatch("#bbb", "epoch boundary") << "</div>" << lr_chart(t);
+     << " scheduler step" << (t.steps_per_optimizer_step == 1 ? "" : "s") << " per optimizer step; "
+     << t.optimizer_steps << " optimizer steps in all, lr at the end " << t.lr_end << ".</p><div class=\"legend\">"
+     << swatch(kLr, "lr after each optimizer step") << swatch(kLrArea, "area under the lr")
+     << swatch(kDropped, "the schedule reaches its end") << swatch("#bbb", "epoch boundary") << "</div>" << lr_chart(t);
   os << "<table id=\"training-epochs\"><tr><th>epoch</th><th>micro-steps</th><th>optimizer steps</th><th>skipped</th>"
         "<th>scheduler steps</th><th>last_epoch</th><th>lr at the end</th></tr>";
   for (const auto& e : t.epochs) {
     os << "<tr><td>" << e.epoch << "</td><td>" << e.micro_steps << "</td><td>" << e.optimizer_steps << "</td><td>"
-       << e.skipped_steps << "</td><td>" << e.scheduler_steps << "</td><td>" << e.last_epoch_end << "</td><td>" << e.lr_end
-       << "</td></tr>";
+       << e.skipped_steps << "</td><td>" << e.scheduler_steps << "</td><td>" << e.last_epoch_end << "</td><td>"
+       << e.lr_end << "</td></tr>";
   }
   os << "</table>" << warnings_html(t.warnings);
   return os.str();
@@ -383,13 +412,16 @@ std::string training_section(const analysis::TrainingSummary& t) {
 std::string resume_section(const analysis::ResumeReport& r) {
   std::ostringstream os;
   os << "<h2 id=\"resume\">Resume from a checkpoint</h2><p class=\"verdict "
-     << (r.outcome.identical ? "ok\">identical to the uninterrupted run" : "bad\">NOT identical to the uninterrupted run")
+     << (r.outcome.identical ? "ok\">identical to the uninterrupted run"
+                             : "bad\">NOT identical to the uninterrupted run")
      << "</p><table><tr><th>epoch</th><th>identical</th><th>extra</th><th>missing</th><th>first extra ids</th>"
         "<th>first missing ids</th></tr>";
   for (const auto& e : r.outcome.epochs) {
-    os << "<tr><td>" << e.epoch << "</td><td>" << (e.identical ? "yes" : "no") << "</td><td>" << e.extra.count << "</td><td>"
-       << e.missing.count << "</td><td>" << escape(ids_text(e.extra.first, e.extra.count > static_cast<std::int64_t>(e.extra.first.size())))
-       << "</td><td>" << escape(ids_text(e.missing.first, e.missing.count > static_cast<std::int64_t>(e.missing.first.size())))
+    os << "<tr><td>" << e.epoch << "</td><td>" << (e.identical ? "yes" : "no") << "</td><td>" << e.extra.count
+       << "</td><td>" << e.missing.count << "</td><td>"
+       << escape(ids_text(e.extra.first, e.extra.count > static_cast<std::int64_t>(e.extra.first.size())))
+       << "</td><td>"
+       << escape(ids_text(e.missing.first, e.missing.count > static_cast<std::int64_t>(e.missing.first.size())))
        << "</td></tr>";
   }
   os << "</table>";
@@ -404,9 +436,11 @@ std::string eval_section(const analysis::EvalReport& r) {
   os << "<h2 id=\"eval\">Evaluation: gather_for_metrics</h2><p class=\"verdict "
      << (o.exact() ? "ok\">exact: every sample reaches the metric exactly once" : "bad\">INEXACT") << "</p>";
   if (!o.error) {
-    os << "<table><tr><th>steps gathered</th><th>metric samples</th><th>duplicates</th><th>missing</th><th>plain gather</th></tr><tr><td>"
-       << o.steps << "</td><td>" << o.metric_samples << " of " << r.dataset_len << "</td><td>" << o.metric_duplicates.count
-       << "</td><td>" << o.metric_missing.count << "</td><td>" << o.gather_samples << "</td></tr></table>";
+    os << "<table><tr><th>steps gathered</th><th>metric samples</th><th>duplicates</th><th>missing</th><th>plain "
+          "gather</th></tr><tr><td>"
+       << o.steps << "</td><td>" << o.metric_samples << " of " << r.dataset_len << "</td><td>"
+       << o.metric_duplicates.count << "</td><td>" << o.metric_missing.count << "</td><td>" << o.gather_samples
+       << "</td></tr></table>";
   }
   os << warnings_html(r.warnings);
   return os.str();
@@ -420,31 +454,42 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
   os << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>accel-sim what-if</title><style>"
         "body{font-family:sans-serif;margin:24px;color:#222;max-width:820px}"
         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
-        "th{background:#f2f2f2}pre{font-size:11px;white-space:pre-wrap}code{font-size:12px;background:#f4f4f4;padding:2px 4px;"
-        "word-break:break-all}.finding{margin:4px 0;font-size:13px}.finding.error b{color:#a0006e}.finding.warning b{color:#b35900}"
-        ".finding.note b{color:#555}.legend{font-size:12px;margin:6px 0}.sw{display:inline-block;width:12px;height:12px;"
-        "margin:0 4px 0 12px;vertical-align:middle}.legend .sw:first-child{margin-left:0}h2{font-size:16px;margin-top:28px}"
-        ".meta{font-size:12px;color:#444}.verdict.bad{color:#a0006e;font-weight:bold}.verdict.ok{color:#2e7d32}</style></head><body>";
+        "th{background:#f2f2f2}pre{font-size:11px;white-space:pre-wrap}code{font-size:12px;background:#f4f4f4;padding:"
+        "2px 4px;"
+        "word-break:break-all}.finding{margin:4px 0;font-size:13px}.finding.error b{color:#a0006e}.finding.warning "
+        "b{color:#b35900}"
+        ".finding.note b{color:#555}.legend{font-size:12px;margin:6px "
+        "0}.sw{display:inline-block;width:12px;height:12px;"
+        "margin:0 4px 0 12px;vertical-align:middle}.legend "
+        ".sw:first-child{margin-left:0}h2{font-size:16px;margin-top:28px}"
+        ".meta{font-size:12px;color:#444}.verdict.bad{color:#a0006e;font-weight:bold}.verdict.ok{color:#2e7d32}</"
+        "style></head><body>";
   os << "<h1>accel-sim what-if</h1><p>" << r.num_processes << " ranks, " << r.dataset_len << " samples ("
-     << escape(r.dataset_kind) << "-style, " << escape(r.order) << "), batch_size " << base.config.loader.batch_size << ", "
-     << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
-  os << "<p class=\"meta\" id=\"command\">command: <code>" << escape(r.command_line.empty() ? "(not recorded)" : r.command_line)
-     << "</code></p><p class=\"meta\" id=\"versions\">accel-sim " << escape(r.accel_sim_version.empty() ? "?" : r.accel_sim_version)
-     << " &middot; HuggingFace Accelerate " << escape(r.accelerate_version) << " semantics &middot; torch " << escape(r.torch_version)
-     << " shuffle (randperm" << (r.randperm_loop.empty() ? "" : ", " + escape(r.randperm_loop) + " loop") << ")</p>";
+     << escape(r.dataset_kind) << "-style, " << escape(r.order) << "), batch_size " << base.config.loader.batch_size
+     << ", " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
+  os << "<p class=\"meta\" id=\"command\">command: <code>"
+     << escape(r.command_line.empty() ? "(not recorded)" : r.command_line)
+     << "</code></p><p class=\"meta\" id=\"versions\">accel-sim "
+     << escape(r.accel_sim_version.empty() ? "?" : r.accel_sim_version) << " &middot; HuggingFace Accelerate "
+     << escape(r.accelerate_version) << " semantics &middot; torch " << escape(r.torch_version) << " shuffle (randperm"
+     << (r.randperm_loop.empty() ? "" : ", " + escape(r.randperm_loop) + " loop") << ")</p>";
   os << "<h2>Options compared</h2><table id=\"scenarios\"><tr><th>option</th><th>steps/epoch</th><th>samples</th>"
         "<th>duplicated</th><th>dropped</th><th>waits in a collective</th></tr>";
   for (const analysis::Scenario& s : r.scenarios) {
     os << "<tr><td>" << escape(s.label) << "</td>";
     if (s.rejected || s.iteration_error) {
-      os << "<td colspan=\"5\">" << escape(s.rejected ? "rejected: " + *s.rejected : "fails: " + *s.iteration_error) << "</td></tr>";
+      os << "<td colspan=\"5\">" << escape(s.rejected ? "rejected: " + *s.rejected : "fails: " + *s.iteration_error)
+         << "</td></tr>";
       continue;
     }
     const auto& c = s.coverage.counts;
     os << "<td>" << s.max_steps;
-    if (!s.short_ranks.empty()) os << " (ranks " << escape(analysis::rank_ranges(s.short_ranks)) << ": " << s.min_steps << ")";
+    if (!s.short_ranks.empty())
+      os << " (ranks " << escape(analysis::rank_ranges(s.short_ranks)) << ": " << s.min_steps << ")";
     os << "</td><td>" << c.yielded << "</td><td>" << c.duplicated << "</td><td>" << c.dropped << "</td><td>"
-       << (s.waiting_ranks.empty() ? "-" : "ranks " + escape(analysis::rank_ranges(s.waiting_ranks)) + " at step " + std::to_string(s.min_steps))
+       << (s.waiting_ranks.empty()
+               ? "-"
+               : "ranks " + escape(analysis::rank_ranges(s.waiting_ranks)) + " at step " + std::to_string(s.min_steps))
        << "</td></tr>";
   }
   os << "</table>";
@@ -464,9 +509,10 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
             "<th>samples</th><th>duplicated</th><th>dropped</th><th>first duplicated / dropped ids</th></tr>";
       for (const auto& p : r.passes.passes) {
         os << "<tr><td>" << p.pass << "</td><td>" << p.loader << "</td><td>" << p.max_steps
-           << (p.min_steps != p.max_steps ? " (" + std::to_string(p.min_steps) + ")" : "") << "</td><td>" << p.samples_yielded
-           << "</td><td>" << p.duplicated << "</td><td>" << p.dropped << "</td><td>"
-           << (p.ids_drawn ? escape(ids_text(p.duplicated_ids, p.duplicated > 10) + " / " + ids_text(p.dropped_ids, p.dropped > 10))
+           << (p.min_steps != p.max_steps ? " (" + std::to_string(p.min_steps) + ")" : "") << "</td><td>"
+           << p.samples_yielded << "</td><td>" << p.duplicated << "</td><td>" << p.dropped << "</td><td>"
+           << (p.ids_drawn ? escape(ids_text(p.duplicated_ids, p.duplicated > 10) + " / " +
+                                    ids_text(p.dropped_ids, p.dropped > 10))
                            : "(not drawn)")
            << "</td></tr>";
       }

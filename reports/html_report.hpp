@@ -32,13 +32,13 @@ std::string render_html(const analysis::WhatIfReport& report, const HtmlSections
 
 // The state colours (one meaning each), for tests that check a screenshot's pixels.
 namespace html_colour {
-inline constexpr const char* kBatch = "#3b6fb6";     // the rank has a batch at this step
-inline constexpr const char* kDone = "#d9d9d9";      // no batch: the rank's loader is exhausted
-inline constexpr const char* kHang = "#8e24aa";      // the rank waits forever in a collective here
-inline constexpr const char* kBlocked = "#e1bee7";   // a batch the rank never reaches (blocked before it)
-inline constexpr const char* kOnce = "#4c9a4c";      // sample yielded exactly once
-inline constexpr const char* kDuplicated = "#e8912d";  // sample yielded more than once
-inline constexpr const char* kDropped = "#d43c3c";   // sample never yielded
+inline constexpr const char* kBatch = "#3b6fb6";         // the rank has a batch at this step
+inline constexpr const char* kDone = "#d9d9d9";          // no batch: the rank's loader is exhausted
+inline constexpr const char* kHang = "#8e24aa";          // the rank waits forever in a collective here
+inline constexpr const char* kBlocked = "#e1bee7";       // a batch the rank never reaches (blocked before it)
+inline constexpr const char* kOnce = "#4c9a4c";          // sample yielded exactly once
+inline constexpr const char* kDuplicated = "#e8912d";    // sample yielded more than once
+inline constexpr const char* kDropped = "#d43c3c";       // sample never yielded
 inline constexpr const char* kBeforeResume = "#9fc5c5";  // not yielded in a resumed pass: seen before the checkpoint
 inline constexpr const char* kLr = "#1f77b4";
 inline constexpr const char* kLrArea = "#cfe2f3";  // under the lr curve

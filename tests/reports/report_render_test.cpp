@@ -107,7 +107,9 @@ TEST(CheckRender, JunitHasOneTestcasePerRequirementPerPassAndEscapes) {
   EXPECT_NE(xml.find("<testcase classname=\"full pass\" name=\"no-duplicates\"/>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("ids 1 &lt; 2 &amp; &quot;3&quot;</failure>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("value=\"accel-sim check --require &apos;a&lt;b&apos;\""), std::string::npos) << xml;
-  EXPECT_EQ(xml_escape(std::string("a\x01" "b")), "a?b");
+  EXPECT_EQ(xml_escape(std::string("a\x01"
+                                   "b")),
+            "a?b");
   const auto j = render_check_json(r, "cmd");
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["failures"], 1);
