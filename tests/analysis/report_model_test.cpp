@@ -78,6 +78,16 @@ TEST(EveryPass, DirectPathAgreesWithReplayingTheJob) {
   replacement.prepare.synchronize_generator = true;
   expect_every_pass_matches_replay(replacement, "sampling with replacement");
 
+  auto iterable = with_epochs(map_case(3, 50, 4), 3);
+  iterable.loader.dataset_kind = DatasetKind::Iterable;
+  iterable.loader.dataset_generator_seed = 11;
+  expect_every_pass_matches_replay(iterable, "iterable dataset with its own generator (IterableDatasetShard)");
+
+  auto dispatched = iterable;
+  dispatched.prepare.dispatch_batches = true;
+  dispatched.prepare.put_on_device = true;
+  expect_every_pass_matches_replay(dispatched, "iterable dataset, dispatch_batches");
+
   auto sequential = with_epochs(map_case(64, 1001, 1), 2);
   expect_every_pass_matches_replay(sequential, "sequential, even_batches");
 }
