@@ -133,7 +133,14 @@ Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrd
   t.step_ranges = timeline_steps(s.min_steps, s.max_steps);
   // Ids for each shown cell, from the loaders' structure: O(batch) per cell, skipped for huge batches.
   constexpr std::int64_t kMaxBatchForIds = 4096;
-  if (!plan || !order || s.config.loader.batch_size > kMaxBatchForIds) return t;
+  if (!plan || !order) {
+    t.ids_note = "sample ids not kept: the ranks shuffle differently (replayed one rank at a time)";
+    return t;
+  }
+  if (s.config.loader.batch_size > kMaxBatchForIds) {
+    t.ids_note = "sample ids not kept for batches over " + std::to_string(kMaxBatchForIds) + " samples";
+    return t;
+  }
   t.ids_kept = true;
   for (const TimelineRow& row : t.rows) {
     std::vector<std::vector<SampleId>> cells;

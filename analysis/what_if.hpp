@@ -31,6 +31,7 @@ struct Timeline {
   // step, counting across step_ranges; empty where it has none or ids were not kept (ids_kept false).
   std::vector<std::vector<std::vector<SampleId>>> ids;
   bool ids_kept = false;
+  std::string ids_note;  // why ids were not kept (empty when kept)
 };
 
 inline constexpr std::int64_t kTimelineEveryRank = 32;  // up to this many ranks: one row each

@@ -303,6 +303,7 @@ std::string timeline_svg(const analysis::Scenario& s) {
       }
       const Cell state = cell_at(s, row, c.begin);
       std::string title = who + ", step " + std::to_string(c.begin) + ": " + cell_words(state);
+      if (!t.ids_kept && state != Cell::Done && !t.ids_note.empty()) title += "; " + t.ids_note;
       if (t.ids_kept && state != Cell::Done && static_cast<std::size_t>(i) < t.ids.size() &&
           shown_index < t.ids[static_cast<std::size_t>(i)].size()) {
         const auto& ids = t.ids[static_cast<std::size_t>(i)][shown_index];
