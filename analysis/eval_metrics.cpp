@@ -172,7 +172,10 @@ EvalReport eval_report(const trace::MetricsCase& config) {
       warning += (i ? ", or " : "") + r.verified_fixes[i].label + " (" + r.verified_fixes[i].flags + ")";
     }
   }
-  r.warnings.push_back(warning);
+  Warning w(code::kInexactMetrics, r.outcome.failure || r.outcome.error ? Severity::Error : Severity::Warning, warning);
+  w.with("metric_duplicates", r.outcome.metric_duplicates.count).with("metric_missing", r.outcome.metric_missing.count);
+  if (r.outcome.failure_step) w.with("failure_step", *r.outcome.failure_step);
+  r.warnings.push_back(std::move(w));
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/warning.hpp"
 #include "core/batch.hpp"
 #include "trace/trace.hpp"
 
@@ -51,7 +52,7 @@ struct EvalReport {
   std::optional<std::int64_t> break_after;
   EvalOutcome outcome;
   std::vector<EvalFix> verified_fixes;  // empty when exact, or when no single option fixes it
-  std::vector<std::string> warnings;    // only when the metric is inexact
+  std::vector<Warning> warnings;        // only when the metric is inexact
 };
 
 EvalOutcome evaluate(const trace::MetricsCase& config);

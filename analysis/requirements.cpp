@@ -47,7 +47,32 @@ std::string len_evidence(const Scenario& s) {
   return os.str();
 }
 
+std::string ids_or_none(const std::vector<SampleId>& ids, bool drawn, std::int64_t total) {
+  if (!drawn || ids.empty()) return "";
+  return ", ids " + ids_list(ids) + (total > static_cast<std::int64_t>(ids.size()) && ids.size() <= 10 ? ", ..." : "");
+}
+
 }  // namespace
+
+std::vector<RequirementResult> check_pass_requirements(const PassFigures& p, const std::vector<std::string>& names) {
+  std::vector<RequirementResult> out;
+  const std::string duplicates = std::to_string(p.duplicated) + " extra yields in pass " + std::to_string(p.pass) +
+                                 ids_or_none(p.duplicated_ids, p.ids_drawn, p.duplicated);
+  const std::string drops = std::to_string(p.dropped) + " samples never yielded in pass " + std::to_string(p.pass) +
+                            ids_or_none(p.dropped_ids, p.ids_drawn, p.dropped);
+  std::string steps = "pass " + std::to_string(p.pass) + ": ranks yield " + std::to_string(p.min_steps) + " to " +
+                      std::to_string(p.max_steps) + " batches";
+  for (const std::string& name : names) {
+    if (name == "len-consistent") continue;
+    RequirementResult r{name, true, ""};
+    if (name == "no-duplicates" && p.duplicated > 0) r = {name, false, duplicates};
+    if (name == "no-drops" && p.dropped > 0) r = {name, false, drops};
+    if (name == "lockstep" && p.min_steps != p.max_steps) r = {name, false, steps};
+    if (name == "full-coverage" && (p.duplicated > 0 || p.dropped > 0)) r = {name, false, p.dropped > 0 ? drops : duplicates};
+    out.push_back(r);
+  }
+  return out;
+}
 
 const std::vector<std::string>& requirement_names() {
   static const std::vector<std::string> names = {"no-duplicates", "no-drops", "lockstep", "len-consistent",

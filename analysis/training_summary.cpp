@@ -57,8 +57,11 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
                                 : "";
   if (!s.schedule_length) {
     if (r > 1) {
-      s.warnings.push_back("the scheduler runs " + std::to_string(r) + "x fast" + per +
-                           ": scale the schedule's step counts by " + std::to_string(r) + ", or pass split_batches=True");
+      s.warnings.push_back(Warning(code::kSchedulerRunsFast, Severity::Warning,
+                                   "the scheduler runs " + std::to_string(r) + "x fast" + per +
+                                       ": scale the schedule's step counts by " + std::to_string(r) +
+                                       ", or pass split_batches=True")
+                               .with("scheduler_steps_per_optimizer_step", r));
     }
     return;
   }
@@ -77,14 +80,27 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     }
   }
   if (s.schedule_end_optimizer_step && *s.schedule_end_optimizer_step < s.optimizer_steps) {
-    s.warnings.push_back("the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
-                         std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
-                         ", and the lr stays at " + number(s.lr_end) + " for the rest" + fix);
+    Warning w(code::kScheduleEndsEarly, Severity::Warning,
+              "the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
+                  std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
+                  ", and the lr stays at " + number(s.lr_end) + " for the rest" + fix);
+    w.with("total_steps", length)
+        .with("ends_after_optimizer_step", *s.schedule_end_optimizer_step)
+        .with("optimizer_steps", s.optimizer_steps)
+        .with("lr_end", s.lr_end);
+    if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
+    if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
+    s.warnings.push_back(std::move(w));
   } else if (s.scheduler_steps * 10 < length * 9) {
     // Under 90 % of the schedule: the lr never gets near the value the schedule was written to end on.
-    s.warnings.push_back("the schedule is far from its end when training stops: last_epoch " +
-                         std::to_string(s.last_epoch_end) + " of total_steps " + std::to_string(length) + " (" +
-                         std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + number(s.lr_end) + per + fix);
+    Warning w(code::kScheduleFarFromEnd, Severity::Warning,
+              "the schedule is far from its end when training stops: last_epoch " + std::to_string(s.last_epoch_end) +
+                  " of total_steps " + std::to_string(length) + " (" +
+                  std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + number(s.lr_end) + per + fix);
+    w.with("last_epoch", s.last_epoch_end).with("total_steps", length).with("lr_end", s.lr_end);
+    if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
+    if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
+    s.warnings.push_back(std::move(w));
   }
 }
 
@@ -104,6 +120,7 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   std::int64_t last_epoch = rank.initial.last_epoch;
   double lr = rank.initial.lr;
   std::int64_t current = 0;
+  std::vector<LrPoint> curve = {{0, 0, rank.initial.last_epoch, rank.initial.lr}};
   for (const trace::MicroStepRecord& step : rank.steps) {
     // Epochs without micro-steps keep the state the previous one ended with.
     for (; current < step.epoch; ++current) {
@@ -127,6 +144,14 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
     if (s.schedule_length && !s.schedule_end_optimizer_step && last_epoch >= *s.schedule_length) {
       s.schedule_end_optimizer_step = s.optimizer_steps;
     }
+    if (step.sync_gradients) curve.push_back({s.optimizer_steps, step.epoch, last_epoch, lr});
+  }
+  // Thinned evenly, the first and last points kept.
+  if (curve.size() > kLrCurvePoints) {
+    const std::size_t n = curve.size();
+    for (std::size_t i = 0; i < kLrCurvePoints; ++i) s.lr_curve.push_back(curve[i * (n - 1) / (kLrCurvePoints - 1)]);
+  } else {
+    s.lr_curve = std::move(curve);
   }
   for (; current < config.epochs; ++current) {
     s.epochs[static_cast<std::size_t>(current)].last_epoch_end = last_epoch;
@@ -137,6 +162,22 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   s.last_epoch_end = last_epoch;
   s.lr_end = lr;
   add_schedule_findings(s, config.scheduler);
+  if (s.guarded_steps) {
+    s.warnings.push_back(
+        Warning(code::kOneCycleGuard, Severity::Note,
+                "Accelerate's OneCycleLR guard (_step_count <= total_steps) held back " + std::to_string(s.guarded_steps) +
+                    " scheduler steps; last_epoch stays at total_steps, where torch's linear anneal has already gone "
+                    "past min_lr (lr " + number(s.epochs.empty() ? s.initial_lr : s.epochs.back().lr_end) + ")")
+            .with("guarded_steps", s.guarded_steps));
+  }
+  if (s.error) {
+    s.warnings.push_back(Warning(code::kSchedulerError, Severity::Error,
+                                 "scheduler.step() raised " + s.error->type + " at micro-step " +
+                                     std::to_string(s.error->micro_step) + ": " + s.error->message +
+                                     " (the loop stops there)")
+                             .with("micro_step", s.error->micro_step)
+                             .with("error", s.error->type + ": " + s.error->message));
+  }
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/warning.hpp"
 #include "trace/trace.hpp"
 
 namespace accel::analysis {
@@ -20,6 +21,14 @@ struct EpochTraining {
   std::int64_t scheduler_steps = 0;  // underlying scheduler.step() calls
   std::int64_t last_epoch_end = 0;
   double lr_end = 0.0;
+};
+
+// The lr after an optimizer step (0: before the first), with where the schedule then stands.
+struct LrPoint {
+  std::int64_t optimizer_step = 0;
+  std::int64_t epoch = 0;
+  std::int64_t last_epoch = 0;
+  double lr = 0.0;
 };
 
 struct TrainingSummary {
@@ -45,8 +54,13 @@ struct TrainingSummary {
   std::optional<std::int64_t> corrected_warmup;
   // Findings, most important first: a schedule that ends before training does (and from which optimizer
   // step on the lr stays at its end value), or one still far from its end when training stops.
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
+  // The lr over the run, one point per optimizer step (evenly thinned to at most kLrCurvePoints, the first
+  // and the last kept), for a chart.
+  std::vector<LrPoint> lr_curve;
 };
+
+inline constexpr std::size_t kLrCurvePoints = 1000;
 
 TrainingSummary summarize_training(const trace::SchedulerCase& config, const trace::SchedulerRankRecord& rank);
 

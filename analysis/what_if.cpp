@@ -4,6 +4,7 @@
 #include "analysis/what_if.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -76,6 +77,91 @@ class OrderCache {
   PrepareOptions options_;
 };
 
+// Rows: every rank up to kTimelineEveryRank ranks; else runs of consecutive ranks with equal steps, and when those
+// are still too many, equal buckets of ranks (a row then spans its ranks' fewest to most steps).
+std::vector<TimelineRow> timeline_rows(const std::vector<std::int64_t>& steps) {
+  const std::int64_t R = static_cast<std::int64_t>(steps.size());
+  std::vector<TimelineRow> rows;
+  const auto at = [&](std::int64_t r) { return steps[static_cast<std::size_t>(r)]; };
+  if (R <= kTimelineEveryRank) {
+    for (std::int64_t r = 0; r < R; ++r) rows.push_back({r, r, at(r), at(r)});
+    return rows;
+  }
+  for (std::int64_t r = 0; r < R;) {
+    std::int64_t e = r;
+    while (e + 1 < R && at(e + 1) == at(r)) ++e;
+    rows.push_back({r, e, at(r), at(r)});
+    r = e + 1;
+  }
+  if (static_cast<std::int64_t>(rows.size()) <= kTimelineRows) return rows;
+  rows.clear();
+  for (std::int64_t b = 0; b < kTimelineRows; ++b) {
+    const std::int64_t lo = b * R / kTimelineRows, hi = (b + 1) * R / kTimelineRows - 1;
+    TimelineRow row{lo, hi, at(lo), at(lo)};
+    for (std::int64_t r = lo; r <= hi; ++r) {
+      row.min_steps = std::min(row.min_steps, at(r));
+      row.max_steps = std::max(row.max_steps, at(r));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Shown steps: all of them when few; else the first, those around the step where ranks wait, the last.
+std::vector<std::pair<std::int64_t, std::int64_t>> timeline_steps(std::int64_t min_steps, std::int64_t max_steps) {
+  constexpr std::int64_t kAll = 96, kHead = 16, kAround = 8, kTail = 16;
+  if (max_steps <= kAll) return {{0, max_steps}};
+  std::vector<std::pair<std::int64_t, std::int64_t>> wanted = {
+      {0, kHead}, {std::max<std::int64_t>(0, min_steps - kAround), std::min(max_steps, min_steps + kAround + 1)},
+      {max_steps - kTail, max_steps}};
+  std::sort(wanted.begin(), wanted.end());
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const auto& w : wanted) {
+    if (w.first >= w.second) continue;
+    if (!out.empty() && w.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, w.second);
+    } else {
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrder* order) {
+  Timeline t;
+  t.rows = timeline_rows(s.batches_per_rank);
+  t.step_ranges = timeline_steps(s.min_steps, s.max_steps);
+  // Ids for each shown cell, from the loaders' structure: O(batch) per cell, skipped for huge batches.
+  constexpr std::int64_t kMaxBatchForIds = 4096;
+  if (!plan || !order) {
+    t.ids_note = "sample ids not kept: the ranks shuffle differently (replayed one rank at a time)";
+    return t;
+  }
+  if (s.config.loader.batch_size > kMaxBatchForIds) {
+    t.ids_note = "sample ids not kept for batches over " + std::to_string(kMaxBatchForIds) + " samples";
+    return t;
+  }
+  t.ids_kept = true;
+  for (const TimelineRow& row : t.rows) {
+    std::vector<std::vector<SampleId>> cells;
+    const std::int64_t r = row.first_rank, n = s.batches_per_rank[static_cast<std::size_t>(r)];
+    for (const auto& [begin, end] : t.step_ranges) {
+      for (std::int64_t j = begin; j < end; ++j) {
+        std::vector<SampleId> ids;
+        if (j < n) {
+          for (std::int64_t p : plan->batch_positions(r, j)) {
+            if (ids.size() == kTimelineIds) break;
+            ids.push_back((*order)[p]);
+          }
+        }
+        cells.push_back(std::move(ids));
+      }
+    }
+    t.ids.push_back(std::move(cells));
+  }
+  return t;
+}
+
 // Every rank replayed through the simulator, one rank at a time (O(N/R) batches alive), counting ids into
 // a byte-per-sample map: for configs whose ranks do not share one order.
 void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t strip_bins, const Progress& progress) {
@@ -121,8 +207,12 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
   }
   s.coverage = counter.finish(kShownIds);
   s.coverage.counts.yielded = yielded;
-  if (strip_bins > 0) s.coverage_strip = coverage_bins(counter, strip_bins);
+  if (strip_bins > 0) {
+    s.coverage_strip = coverage_bins(counter, strip_bins);
+    s.coverage_fractions = coverage_fractions(counter, strip_bins);
+  }
   finish_steps(s);
+  if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // ranks' ids differ: not kept
 }
 
 Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string flags, OrderCache& cache,
@@ -157,7 +247,11 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
     const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
     s.resumed_from = plan.resume_position();
     s.coverage = measure_coverage(runs, order, c.loader.dataset_len, permutation, kShownIds, s.resumed_from);
-    if (strip_bins > 0) s.coverage_strip = coverage_bins(runs, order, c.loader.dataset_len, permutation, strip_bins);
+    if (strip_bins > 0) {
+      s.coverage_strip = coverage_bins(runs, order, c.loader.dataset_len, permutation, strip_bins);
+      s.coverage_fractions =
+          coverage_fractions(runs, order, c.loader.dataset_len, permutation, strip_bins, s.resumed_from);
+    }
     // Evidence: where the first duplicated samples are yielded (the padded tail of the epoch).
     if (s.coverage.counts.duplicated > 0 && !s.coverage.duplicated_ids.empty()) {
       const SampleId wanted = s.coverage.duplicated_ids.front();
@@ -181,6 +275,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
       }
     }
     finish_steps(s);
+    if (strip_bins > 0) s.timeline = make_timeline(s, &plan, &order);
   } catch (const AccelerateError& e) {
     s.rejected = std::string(python_name(e.type())) + ": " + e.message();
   }
@@ -247,11 +342,13 @@ void add_launch_warnings(WhatIfReport& report) {
   const LaunchSetup& l = *report.launch;
   if (l.mixed_precision == "fp16" && !l.use_cpu) {
     // Accelerator.__init__ builds a GradScaler for fp16 on an accelerator (never on the CPU).
-    report.warnings.push_back(std::string("mixed_precision fp16: the loss scaler skips the optimizer step (and the "
-                                          "scheduler's) whenever the gradients overflow, so training takes more steps "
-                                          "than the table counts") +
-                              (l.training && !l.overflow_simulated ? "; --overflow-prob P --overflow-seed S simulates it"
-                                                                   : ""));
+    report.warnings.push_back(
+        Warning(code::kFp16SkippedSteps, Severity::Note,
+                std::string("mixed_precision fp16: the loss scaler skips the optimizer step (and the "
+                            "scheduler's) whenever the gradients overflow, so training takes more steps "
+                            "than the table counts") +
+                    (l.training && !l.overflow_simulated ? "; --overflow-prob P --overflow-seed S simulates it" : ""))
+            .with("mixed_precision", l.mixed_precision));
   }
 }
 
@@ -274,10 +371,14 @@ void add_warnings(WhatIfReport& report) {
   const Scenario& s = report.scenarios.front();
   auto& w = report.warnings;
   if (s.rejected) {
-    w.push_back("Accelerate rejects this configuration: " + *s.rejected);
+    w.push_back(Warning(code::kRejectedConfig, Severity::Error, "Accelerate rejects this configuration: " + *s.rejected)
+                    .with("error", *s.rejected));
     return;
   }
-  if (s.iteration_error) w.push_back("every rank fails while iterating: " + *s.iteration_error);
+  if (s.iteration_error) {
+    w.push_back(Warning(code::kIterationError, Severity::Error, "every rank fails while iterating: " + *s.iteration_error)
+                    .with("error", *s.iteration_error));
+  }
   const auto& cov = s.coverage.counts;
   if (cov.duplicated > 0) {
     std::ostringstream os;
@@ -296,7 +397,11 @@ void add_warnings(WhatIfReport& report) {
       os << "; gather_for_metrics does not remove them either (the shard reports remainder 0; --eval shows what the "
             "metric gets)";
     }
-    w.push_back(os.str());
+    w.push_back(Warning(code::kDuplicatedSamples, Severity::Warning, os.str())
+                    .with("duplicated", cov.duplicated)
+                    .with("repeated_samples", cov.repeated)
+                    .with("max_times_seen", cov.max_times)
+                    .with("ids", std::vector<std::int64_t>(s.coverage.duplicated_ids.begin(), s.coverage.duplicated_ids.end())));
   }
   if (cov.dropped > 0) {
     std::ostringstream os;
@@ -304,11 +409,16 @@ void add_warnings(WhatIfReport& report) {
        << ")";
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
-    w.push_back(os.str());
+    w.push_back(Warning(code::kDroppedSamples, Severity::Warning, os.str())
+                    .with("dropped", cov.dropped)
+                    .with("ids", std::vector<std::int64_t>(s.coverage.dropped_ids.begin(), s.coverage.dropped_ids.end())));
   }
   if (s.config.loader.shuffle && s.config.prepare.data_seed && !s.config.prepare.use_seedable_sampler) {
-    w.push_back("data_seed is set but use_seedable_sampler is False: Accelerate only hands data_seed to "
-                "SeedableRandomSampler, so it has no effect (--use-seedable-sampler, or set_seed, seeds the shuffle)");
+    w.push_back(Warning(code::kDataSeedIgnored, Severity::Warning,
+                        "data_seed is set but use_seedable_sampler is False: Accelerate only hands data_seed to "
+                        "SeedableRandomSampler, so it has no effect (--use-seedable-sampler, or set_seed, seeds the "
+                        "shuffle)")
+                    .with("data_seed", to_string(*s.config.prepare.data_seed)));
   }
   if (unseeded_shuffle(s.config)) {
     std::string advice;
@@ -324,19 +434,28 @@ void add_warnings(WhatIfReport& report) {
                  std::to_string(fixed.coverage.counts.dropped) + " never seen, the same on every run";
       }
     }
-    w.push_back(std::string("shuffle without a seed: torch seeds every process from the OS, so the order differs every "
-                            "run") +
-                (s.ranks_share_order
-                     ? "; every rank follows one order, so the counts hold for every run (the ids shown are one run's)"
-                     : " and every rank shuffles differently, so which samples are duplicated or never seen changes too "
-                       "(the counts are one possible run)" + advice));
+    w.push_back(Warning(code::kUnseededShuffle, s.ranks_share_order ? Severity::Note : Severity::Warning,
+                        std::string("shuffle without a seed: torch seeds every process from the OS, so the order "
+                                    "differs every run") +
+                            (s.ranks_share_order
+                                 ? "; every rank follows one order, so the counts hold for every run (the ids shown "
+                                   "are one run's)"
+                                 : " and every rank shuffles differently, so which samples are duplicated or never "
+                                   "seen changes too (the counts are one possible run)" +
+                                       advice))
+                    .with("ranks_share_order", s.ranks_share_order));
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;
     os << "ranks " << rank_ranges(s.short_ranks) << " get " << (s.max_steps - s.min_steps == 1 ? "one batch" : "fewer batches")
        << " fewer (" << s.min_steps << " vs " << s.max_steps << "): a collective in the loop (all_reduce, gather) will hang "
        << "ranks " << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
-    w.push_back(os.str());
+    w.push_back(Warning(code::kUnevenStepsHang, Severity::Error, os.str())
+                    .with("short_ranks", s.short_ranks)
+                    .with("waiting_ranks", s.waiting_ranks)
+                    .with("step", s.min_steps)
+                    .with("min_steps", s.min_steps)
+                    .with("max_steps", s.max_steps));
   }
   if (!s.len_mismatch_ranks.empty()) {
     const auto r = s.len_mismatch_ranks.front();
@@ -344,7 +463,11 @@ void add_warnings(WhatIfReport& report) {
     os << "len() disagrees with what is yielded on ranks " << rank_ranges(s.len_mismatch_ranks) << " (rank " << r
        << ": len() " << s.len_per_rank[static_cast<std::size_t>(r)] << ", yields " << s.batches_per_rank[static_cast<std::size_t>(r)]
        << "): progress bars and schedules sized by len() are off";
-    w.push_back(os.str());
+    w.push_back(Warning(code::kLenMismatch, Severity::Warning, os.str())
+                    .with("ranks", s.len_mismatch_ranks)
+                    .with("rank", r)
+                    .with("len", s.len_per_rank[static_cast<std::size_t>(r)])
+                    .with("yields", s.batches_per_rank[static_cast<std::size_t>(r)]));
   }
   if (s.resumed_from > 0) {
     std::ostringstream os;
@@ -353,7 +476,9 @@ void add_warnings(WhatIfReport& report) {
     if (s.config.loader.shuffle && s.config.prepare.use_seedable_sampler) {
       os << ", so the next pass over the prepared loader replays the same permutation";
     }
-    w.push_back(os.str());
+    w.push_back(Warning(code::kSkipEpochCounter, Severity::Warning, os.str())
+                    .with("skip_first_batches", s.config.skip_first_batches.value_or(0))
+                    .with("resumed_from", s.resumed_from));
   }
   for (std::size_t i = 1; i < report.scenarios.size(); ++i) {
     const Scenario& alt = report.scenarios[i];
@@ -361,9 +486,188 @@ void add_warnings(WhatIfReport& report) {
     const auto& a = alt.coverage.counts;
     if ((cov.duplicated > 0 || cov.dropped > 0 || !s.short_ranks.empty()) && a.duplicated == 0 && a.dropped == 0 &&
         alt.short_ranks.empty()) {
-      w.push_back("every sample exactly once, ranks in lock-step: " + alt.label + " (" + alt.flags + ")");
+      w.push_back(Warning(code::kExactAlternative, Severity::Note,
+                          "every sample exactly once, ranks in lock-step: " + alt.label + " (" + alt.flags + ")")
+                      .with("option", alt.label)
+                      .with("flags", alt.flags));
       break;
     }
+  }
+}
+
+// Positions of later passes' epoch orders drawn to name their ids; past it, passes that are permutations over
+// the first pass's layout get its counts (which a permutation cannot change) without ids.
+constexpr std::int64_t kPassIdsBudget = 64'000'000;
+// Samples x passes replayed through the simulator for configurations the direct path does not cover.
+constexpr std::int64_t kPassReplayBudget = 4'000'000;
+constexpr std::size_t kPassIds = 10;
+
+PassFigures first_pass_figures(const Scenario& s) {
+  PassFigures p;
+  p.pass = 0;
+  p.loader = first_pass_skip(s.config) ? "skipped" : "prepared";
+  p.steps_per_rank = s.batches_per_rank;
+  p.min_steps = s.min_steps;
+  p.max_steps = s.max_steps;
+  p.samples_yielded = s.coverage.counts.yielded;
+  p.duplicated = s.coverage.counts.duplicated;
+  p.dropped = s.coverage.counts.dropped;
+  const auto first = [](const std::vector<SampleId>& ids) {
+    return std::vector<SampleId>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), kPassIds)));
+  };
+  p.duplicated_ids = first(s.coverage.duplicated_ids);
+  p.dropped_ids = first(s.coverage.dropped_ids);
+  p.method = method_text(s);
+  return p;
+}
+
+void set_step_range(PassFigures& p) {
+  if (p.steps_per_rank.empty()) return;
+  const auto [lo, hi] = std::minmax_element(p.steps_per_rank.begin(), p.steps_per_rank.end());
+  p.min_steps = *lo;
+  p.max_steps = *hi;
+}
+
+// Every pass a plain prepared pass with the loader's own epoch counter (no skip, set_epoch absent or e).
+bool plain_passes(const trace::LoaderCase& c) {
+  for (std::size_t e = 0; e < c.schedule.size(); ++e) {
+    if (c.schedule[e] != trace::LoaderRole::Prepared) return false;
+  }
+  if (c.set_epoch) {
+    for (std::size_t e = 0; e < c.set_epoch->size(); ++e) {
+      if ((*c.set_epoch)[e] != static_cast<std::int64_t>(e)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
+  PassesSummary out;
+  out.epochs = std::max<std::int64_t>(c.epochs, 1);
+  if (first.rejected) return out;
+  out.passes.push_back(first_pass_figures(first));
+  if (out.epochs == 1) return out;
+  if (first.iteration_error) {
+    out.note = "every rank fails while iterating the first pass";
+    return out;
+  }
+  const std::int64_t n = c.loader.dataset_len;
+  if (first.ranks_share_order && plain_passes(c)) {
+    PrepareOptions options = c.prepare;
+    options.process_seed = sim::process_seed(c, 0);
+    const EpochPlan plan(c.loader, options);
+    const auto runs = plan.runs();
+    const bool known_permutation = !c.loader.shuffle || (!c.loader.replacement && !c.loader.num_samples);
+    std::int64_t drawn = 0;
+    for (std::int64_t e = 1; e < out.epochs; ++e) {
+      PassFigures p = first_pass_figures(first);
+      p.pass = e;
+      if (!draws_randperm(c.loader) && !c.loader.shuffle) {
+        out.passes.push_back(std::move(p));  // the same order every pass: the same figures
+        continue;
+      }
+      if (drawn + n <= kPassIdsBudget) {
+        drawn += n;
+        const SampleOrder order = pass_order(c.loader, options, e);
+        const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == n);
+        const CoverageDetail cov = measure_coverage(runs, order, n, permutation, kPassIds);
+        p.samples_yielded = cov.counts.yielded;
+        p.duplicated = cov.counts.duplicated;
+        p.dropped = cov.counts.dropped;
+        p.duplicated_ids = cov.duplicated_ids;
+        p.dropped_ids = cov.dropped_ids;
+      } else if (known_permutation) {
+        p.ids_drawn = false;
+        p.duplicated_ids.clear();
+        p.dropped_ids.clear();
+        p.method = "same layout as pass 0 (a permutation every pass: same counts, other ids)";
+        out.note = "ids of passes past " + std::to_string(kPassIdsBudget) +
+                   " drawn order positions are not drawn; their counts equal the first pass's (every pass is a "
+                   "permutation over the same layout)";
+      } else {
+        out.note = "passes from " + std::to_string(e) + " on are not computed: sampling with replacement needs each "
+                   "pass's ids, and drawing them would exceed " + std::to_string(kPassIdsBudget) + " positions";
+        break;
+      }
+      out.passes.push_back(std::move(p));
+    }
+    return out;
+  }
+  if (n > kPassReplayBudget / out.epochs) {
+    out.note = "passes after the first are not computed: this configuration (" +
+               std::string(!first.ranks_share_order ? "ranks that shuffle differently"
+                                                    : "skip_first_batches or set_epoch in the schedule") +
+               ") needs the whole job replayed, and " + std::to_string(n) + " samples x " + std::to_string(out.epochs) +
+               " passes exceeds " + std::to_string(kPassReplayBudget);
+    return out;
+  }
+  const trace::Trace t = sim::simulate(c);
+  if (t.error) {
+    out.note = "the replay of every pass fails: " + t.error->type + ": " + t.error->message;
+    return out;
+  }
+  const auto& ranks = std::get<std::vector<trace::RankRecord>>(t.body);
+  for (std::int64_t e = 1; e < out.epochs; ++e) {
+    PassFigures p;
+    p.pass = e;
+    p.method = "replayed";
+    MultiplicityCounter counter(n);
+    bool failed = false;
+    for (const auto& r : ranks) {
+      if (e >= static_cast<std::int64_t>(r.epochs.size())) {
+        failed = true;
+        break;
+      }
+      const auto& pass = r.epochs[static_cast<std::size_t>(e)];
+      p.loader = pass.loader == trace::LoaderRole::Skipped ? "skipped" : "prepared";
+      if (pass.error) failed = true;
+      p.steps_per_rank.push_back(static_cast<std::int64_t>(pass.batches.size()));
+      for (const Batch& b : pass.batches) {
+        for (SampleId id : b) counter.add(id);
+        p.samples_yielded += static_cast<std::int64_t>(b.size());
+      }
+    }
+    if (failed) {
+      out.note = "pass " + std::to_string(e) + " raises on some rank; later passes are not shown";
+      break;
+    }
+    const CoverageDetail cov = counter.finish(kPassIds);
+    p.duplicated = cov.counts.duplicated;
+    p.dropped = cov.counts.dropped;
+    p.duplicated_ids = cov.duplicated_ids;
+    p.dropped_ids = cov.dropped_ids;
+    set_step_range(p);
+    out.passes.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+// A later pass that differs from the first in what is duplicated, dropped or hangs.
+void add_pass_warnings(WhatIfReport& report) {
+  const auto& passes = report.passes.passes;
+  if (passes.size() < 2) return;
+  const PassFigures& p0 = passes.front();
+  for (const PassFigures& p : passes) {
+    if (p.duplicated == p0.duplicated && p.dropped == p0.dropped && p.min_steps == p0.min_steps &&
+        p.max_steps == p0.max_steps) {
+      continue;
+    }
+    std::ostringstream os;
+    os << "pass " << p.pass << " (" << p.loader << " loader) differs from the first: " << p.max_steps << " steps ("
+       << p.min_steps << " on the shortest rank), " << p.duplicated << " duplicated, " << p.dropped
+       << " never seen (first pass: " << p0.max_steps << " steps, " << p0.duplicated << " duplicated, " << p0.dropped
+       << " never seen)";
+    report.warnings.push_back(Warning(code::kLaterPassDiffers, Severity::Warning, os.str())
+                                  .with("pass", p.pass)
+                                  .with("duplicated", p.duplicated)
+                                  .with("dropped", p.dropped)
+                                  .with("min_steps", p.min_steps)
+                                  .with("max_steps", p.max_steps));
+    return;
   }
 }
 
@@ -438,7 +742,13 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.scenarios.push_back(analyze(alt, dispatch ? "dispatch_batches=False" : "dispatch_batches=True",
                                        dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
   }
+  report.command_line = options.command_line;
+  if (!options.command_line.empty()) report.scenarios.front().flags = options.command_line;
+  report.accel_sim_version = options.accel_sim_version;
+  tell(options.progress, "every pass");
+  report.passes = every_pass(c, report.scenarios.front());
   add_warnings(report);
+  add_pass_warnings(report);
   add_launch_warnings(report);
   return report;
 }

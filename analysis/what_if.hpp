@@ -8,10 +8,35 @@
 #include <string>
 #include <vector>
 
+#include "analysis/coverage_fractions.hpp"
+#include "analysis/warning.hpp"
 #include "core/coverage.hpp"
 #include "trace/trace.hpp"
 
 namespace accel::analysis {
+
+// The per-step timeline as a chart draws it at any size: ranks grouped into rows (consecutive ranks with the
+// same steps share one; every rank its own row up to kTimelineEveryRank), and the steps shown (the first ones, the
+// ones around the step where ranks wait, the last ones; every step when there are few), the others elided.
+// Every anomaly stays visible: the rows of ranks that wait and the steps where they do are always shown.
+struct TimelineRow {
+  std::int64_t first_rank = 0, last_rank = 0;
+  std::int64_t min_steps = 0, max_steps = 0;  // over the row's ranks
+};
+
+struct Timeline {
+  std::vector<TimelineRow> rows;
+  std::vector<std::pair<std::int64_t, std::int64_t>> step_ranges;  // shown steps [begin, end), ascending
+  // ids[row][k]: the first sample ids (up to kTimelineIds) of the row's first rank's batch at the k-th shown
+  // step, counting across step_ranges; empty where it has none or ids were not kept (ids_kept false).
+  std::vector<std::vector<std::vector<SampleId>>> ids;
+  bool ids_kept = false;
+  std::string ids_note;  // why ids were not kept (empty when kept)
+};
+
+inline constexpr std::int64_t kTimelineEveryRank = 32;  // up to this many ranks: one row each
+inline constexpr std::int64_t kTimelineRows = 64;       // at most this many rows
+inline constexpr std::size_t kTimelineIds = 8;
 
 struct Scenario {
   std::string label;   // e.g. "even_batches=False"
@@ -36,6 +61,10 @@ struct Scenario {
   bool ranks_share_order = true;                // false: computed by replaying every rank
   // The dataset's coverage in equal bins of ids (the HTML strip), when WhatIfOptions asked for it.
   std::vector<BinStatus> coverage_strip;
+  // The same bins with exact counts (once / duplicated / dropped / before the resume point).
+  std::vector<BinCounts> coverage_fractions;
+  // The timeline (filled with the coverage bins, when WhatIfOptions::coverage_bins asks for chart detail).
+  Timeline timeline;
   // Where the first duplicated samples are yielded: (rank, step) pairs, for evidence.
   struct Occurrence {
     std::int64_t rank, step;
@@ -57,6 +86,27 @@ struct LaunchSetup {
   bool overflow_simulated = false;  // --overflow-steps / --overflow-prob given
 };
 
+// One pass (epoch) of the user's configuration over the whole job.
+struct PassFigures {
+  std::int64_t pass = 0;        // 0-based epoch
+  std::string loader;           // "prepared" or "skipped" (skip_first_batches' loader)
+  std::vector<std::int64_t> steps_per_rank;
+  std::int64_t min_steps = 0, max_steps = 0;
+  std::int64_t samples_yielded = 0;
+  std::int64_t duplicated = 0;  // yields beyond each sample's first
+  std::int64_t dropped = 0;     // samples never yielded (excluding those before a resume point)
+  bool ids_drawn = true;        // false: counts only (see PassesSummary::note)
+  std::vector<SampleId> duplicated_ids;  // up to 10
+  std::vector<SampleId> dropped_ids;     // up to 10
+  std::string method;  // "computed directly", "replayed", "same layout as pass 0 (a permutation every pass)"
+};
+
+struct PassesSummary {
+  std::int64_t epochs = 1;            // passes the configuration makes
+  std::vector<PassFigures> passes;    // every pass, or the first ones when `note` says why not all
+  std::string note;                   // empty, or why passes are missing or ids were not drawn
+};
+
 struct WhatIfReport {
   std::string api;                 // "accelerator" (Accelerator.prepare) or "prepare_data_loader"
   std::string accelerate_version;  // the release whose semantics were simulated
@@ -71,7 +121,10 @@ struct WhatIfReport {
   // for n >= 214,748,364); empty when nothing is shuffled.
   std::string randperm_loop;
   std::vector<Scenario> scenarios;  // [0] is the user's config
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
+  PassesSummary passes;             // every pass of scenarios[0]'s configuration
+  std::string command_line;         // as the user typed it (WhatIfOptions::command_line)
+  std::string accel_sim_version;    // WhatIfOptions::accel_sim_version
 };
 
 // How a scenario's numbers were obtained: from the loaders' structure, or by replaying every rank.
@@ -83,6 +136,9 @@ struct WhatIfOptions {
   // Called with a short line on the slow steps (drawing a large shuffle, replaying ranks, each option).
   std::function<void(const std::string&)> progress;
   std::optional<LaunchSetup> launch;
+  // Carried into the report for the renderers (the page and the JSON say what produced them).
+  std::string command_line;
+  std::string accel_sim_version;
 };
 
 // Analyses one configuration (one epoch, the first pass).
@@ -94,6 +150,11 @@ WhatIfReport what_if(const trace::LoaderCase& config, const WhatIfOptions& optio
 
 // The first pass's coverage strip of one config (what analyze computes for WhatIfOptions::coverage_bins).
 std::vector<BinStatus> coverage_strip(const trace::LoaderCase& config, std::int64_t bins);
+
+// Every pass of the configuration: steps per rank, duplicated and dropped samples. Computed directly (one
+// epoch order per pass) when the ranks share an order and every pass is a plain prepared pass; by replaying
+// the whole job when that is small; otherwise the first pass only, with the reason in `note`.
+PassesSummary every_pass(const trace::LoaderCase& config, const Scenario& first);
 
 // "0-40, 63"
 std::string rank_ranges(const std::vector<std::int64_t>& ranks);

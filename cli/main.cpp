@@ -27,6 +27,7 @@
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
 #include "analysis/eval_metrics.hpp"
+#include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
@@ -112,47 +113,66 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
-// the first one resumes with skip_first_batches).
-int run_check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval);
+// the first one resumes with skip_first_batches), each judged result appended to `out`.
+void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
+                  accel::analysis::CheckReport& out);
 
 // exact-resume: the restarted job trains on exactly what the uninterrupted one does (resume flags needed).
-bool check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume) {
+void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume, accel::analysis::CheckReport& out) {
   if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
   std::optional<std::string> conversion;
   const auto report = accel::analysis::resume_what_if(resume.resume_case(config, 1, conversion), conversion);
   const auto& o = report.outcome;
-  std::cout << (o.identical ? "ok   " : "FAIL ") << "exact-resume";
+  std::ostringstream evidence;
   if (!o.identical) {
-    std::cout << ": " << o.extra.count << " extra, " << o.missing.count << " missing";
+    evidence << o.extra.count << " extra, " << o.missing.count << " missing";
     for (const auto& e : o.epochs) {
       if (e.identical) continue;
-      std::cout << "; epoch " << e.epoch << " differs";
-      if (!e.extra.first.empty()) std::cout << " (first extra id " << e.extra.first.front() << ")";
+      evidence << "; epoch " << e.epoch << " differs";
+      if (!e.extra.first.empty()) evidence << " (first extra id " << e.extra.first.front() << ")";
       break;
     }
-    std::cout << ". " << report.recipe.statement;
+    evidence << ". " << report.recipe.statement;
   }
-  std::cout << "\n";
-  return o.identical;
+  out.outcomes.push_back({"exact-resume", "resumed job", o.identical, evidence.str()});
 }
+
+struct CheckOutput {
+  bool json = false;
+  std::string junit_path;
+};
 
 int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
-                     const accel::cli::EvalFlags& eval) {
+                     const accel::cli::EvalFlags& eval, const CheckOutput& output, const std::string& command_line) {
   auto requested = split_list(requirements_text);
+  accel::analysis::CheckReport report;
   const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
-  bool resume_holds = true;
   if (exact != requested.end()) {
     requested.erase(exact);
-    resume_holds = check_exact_resume(config, resume);
-    if (requested.empty()) return resume_holds ? 0 : kExitDiffer;
+    check_exact_resume(config, resume, report);
   }
-  std::string requirements;
-  for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
-  const int rest = run_check_loader(config, requirements, eval);
-  return resume_holds ? rest : kExitDiffer;
+  if (!requested.empty()) {
+    std::string requirements;
+    for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
+    check_loader(config, requirements, eval, report);
+  }
+  if (!output.junit_path.empty()) {
+    std::ofstream xml(output.junit_path);
+    if (!xml) throw accel::trace::ConfigError("--junit: cannot write " + output.junit_path);
+    xml << accel::reports::render_check_junit(report, command_line);
+    xml.flush();
+    if (!xml) throw accel::trace::ConfigError("--junit: writing " + output.junit_path + " failed");
+  }
+  if (output.json) {
+    std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
+  } else {
+    std::cout << accel::reports::render_check_text(report);
+  }
+  return report.all_hold() ? 0 : kExitDiffer;
 }
 
-int run_check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval) {
+void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
+                  accel::analysis::CheckReport& out) {
   const auto parsed = accel::trace::parse_config(config);
   const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
   if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
@@ -173,7 +193,6 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
     full.skip_first_batches.reset();
     passes.push_back({"full pass", full});
   }
-  bool all_hold = true;
   for (const auto& [what, c] : passes) {
     const auto scenario = accel::analysis::analyze(c, what, "");
     if (scenario.rejected) {
@@ -188,22 +207,28 @@ int run_check_loader(const Json& config, const std::string& requirements, const 
       if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::analysis::kExactMetrics);
       throw accel::trace::ConfigError(message);
     }
-    for (const auto& r : results) {
-      std::cout << (r.holds ? "ok   " : "FAIL ") << r.name << " (" << what << ")";
-      if (!r.holds) std::cout << ": " << r.evidence;
-      std::cout << "\n";
-      all_hold = all_hold && r.holds;
+    for (const auto& r : results) out.outcomes.push_back({r.name, what, r.holds, r.evidence});
+    // Every later pass of the configuration as given (the first pass above is pass 0).
+    if (what == "first pass" && c.epochs > 1) {
+      const auto every = accel::analysis::every_pass(c, scenario);
+      for (std::size_t k = 1; k < every.passes.size(); ++k) {
+        const auto& p = every.passes[k];
+        for (const auto& r : accel::analysis::check_pass_requirements(p, names)) {
+          out.outcomes.push_back({r.name, "pass " + std::to_string(p.pass), r.holds, r.evidence});
+        }
+      }
+      for (std::int64_t e = static_cast<std::int64_t>(every.passes.size()); e < every.epochs; ++e) {
+        for (const auto& name : names) {
+          if (name != "len-consistent") out.outcomes.push_back({name, "pass " + std::to_string(e), true, every.note, true});
+        }
+      }
     }
   }
   if (want_exact) {
     const auto report = accel::analysis::eval_report(eval.metrics_case(*loader_case));
     const std::string evidence = accel::analysis::exact_metrics_evidence(report);
-    std::cout << (evidence.empty() ? "ok   " : "FAIL ") << accel::analysis::kExactMetrics << " (evaluation pass)";
-    if (!evidence.empty()) std::cout << ": " << evidence;
-    std::cout << "\n";
-    all_hold = all_hold && evidence.empty();
+    out.outcomes.push_back({accel::analysis::kExactMetrics, "evaluation pass", evidence.empty(), evidence});
   }
-  return all_hold ? 0 : kExitDiffer;
 }
 
 // Diffs every trace file in a directory against the simulator.
@@ -283,7 +308,26 @@ accel::cli::AccelerateConfigFile apply_launch_setup(LoaderFlags& flags, accel::c
 struct ReportOptions {
   bool json = false;
   std::string html_path;
+  std::string command_line;  // as typed, for the reports to say what produced them
 };
+
+// argv as one shell line: words with anything but [A-Za-z0-9_./:=,@%+-] single-quoted.
+std::string command_line_of(int argc, char** argv) {
+  std::string line = "accel-sim";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_./:=,@%+-") == std::string::npos;
+    if (plain) {
+      line += " " + word;
+      continue;
+    }
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += " " + quoted + "'";
+  }
+  return line;
+}
 
 // The training section of the what-if: the loop over rank 0's loader with the wrapped scheduler.
 std::optional<accel::analysis::TrainingSummary> training_summary(const LoaderFlags& flags,
@@ -322,16 +366,10 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   launch.training = training.enabled();
   launch.overflow_simulated = !training.overflow_steps.empty() || training.overflow_prob.has_value();
   what_if_options.launch = launch;
+  what_if_options.command_line = out.command_line;
+  what_if_options.accel_sim_version = accel::cli::accel_sim_version();
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();
-  if (!out.html_path.empty()) {
-    std::ofstream html(out.html_path);
-    if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);
-    html << accel::reports::render_html(report);
-    // /dev/full and a full disk fail at the write or the flush, not at the open.
-    html.flush();
-    if (!html) throw accel::trace::ConfigError("--html: writing " + out.html_path + " failed");
-  }
   const auto train = training_summary(flags, training);
   std::optional<accel::analysis::ResumeReport> resume;
   if (resume_flags.enabled()) {
@@ -341,8 +379,31 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   }
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
+  if (!out.html_path.empty()) {
+    std::ofstream html(out.html_path);
+    if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);
+    accel::reports::HtmlSections sections;
+    sections.training = train ? &*train : nullptr;
+    sections.resume = resume ? &*resume : nullptr;
+    sections.eval = evaluation ? &*evaluation : nullptr;
+    html << accel::reports::render_html(report, sections);
+    // /dev/full and a full disk fail at the write or the flush, not at the open.
+    html.flush();
+    if (!html) throw accel::trace::ConfigError("--html: writing " + out.html_path + " failed");
+  }
   if (out.json) {
     Json j = accel::reports::render_json(report);
+    // The input echo: the loop options of the sections that ran, beside the resolved loader configuration.
+    if (j["input"].is_object()) {
+      j["input"]["mixed_precision"] = flags.mixed_precision;
+      j["input"]["use_cpu"] = flags.use_cpu;
+      j["input"]["training"] = train ? accel::reports::render_training_input(*train) : Json(nullptr);
+      j["input"]["resume"] = resume ? accel::reports::render_resume_input(*resume) : Json(nullptr);
+      j["input"]["eval"] = evaluation ? Json{{"use_gather_object", evaluation->use_gather_object},
+                                             {"break_after", evaluation->break_after ? Json(*evaluation->break_after)
+                                                                                     : Json(nullptr)}}
+                                      : Json(nullptr);
+    }
     if (train) j["training"] = accel::reports::render_training_json(*train);
     if (resume) j["resume"] = accel::reports::render_resume_json(*resume);
     if (evaluation) j["eval"] = accel::reports::render_eval_json(*evaluation);
@@ -372,6 +433,7 @@ int run_cli(int argc, char** argv) {
   LoaderFlags flags;
   flags.add_to(app);
   ReportOptions report_options;
+  report_options.command_line = command_line_of(argc, argv);
   app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
   app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page");
   accel::cli::TrainingFlags training;
@@ -415,6 +477,11 @@ int run_cli(int argc, char** argv) {
                         "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume,"
                         "exact-metrics");
   check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator");
+  CheckOutput check_output;
+  check_cmd->add_flag("--json", check_output.json, "print the results as JSON (one object per requirement per pass)");
+  check_cmd->add_option("--junit", check_output.junit_path,
+                        "also write the results as JUnit XML to FILE (one testcase per requirement per pass)")
+      ->type_name("FILE");
   LoaderFlags check_flags;
   check_flags.add_to(*check_cmd);
   accel::cli::ResumeFlags check_resume;
@@ -493,7 +560,8 @@ int run_cli(int argc, char** argv) {
     if (*check_cmd) {
       if (!golden_dir.empty()) return run_check_golden(golden_dir);
       if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      return run_check_config(config_from(check_config, check_flags), requirements, check_resume, check_eval);
+      return run_check_config(config_from(check_config, check_flags), requirements, check_resume, check_eval,
+                              check_output, report_options.command_line);
     }
     if (*compare_cmd) {
       if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");

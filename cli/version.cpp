@@ -23,6 +23,8 @@ std::string version_text() {
          std::to_string(kRandpermInsideOutThreshold) + ") and torch 1.13 (--torch-version 1.13)\n";
 }
 
+std::string accel_sim_version() { return ACCEL_SIM_VERSION; }
+
 void add_version(CLI::App& app) {
   // Exiting from the callback keeps main's parse/exit-code handling unchanged: --version is not an error.
   const auto print_and_exit = [] {

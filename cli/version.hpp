@@ -14,6 +14,9 @@ namespace accel::cli {
 // versions whose randperm it reproduces bit for bit.
 std::string version_text();
 
+// accel-sim's own version (CMake's project version), for reports that say what produced them.
+std::string accel_sim_version();
+
 // Adds `--version` and the `version` subcommand to the root command: both print version_text() and exit 0 as
 // soon as the command line has been read, before any other work.
 void add_version(CLI::App& app);

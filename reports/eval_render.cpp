@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "reports/warning_render.hpp"
+
 namespace accel::reports {
 namespace {
 
@@ -57,7 +59,7 @@ std::string render_eval_terminal(const analysis::EvalReport& r) {
     if (o.failure) os << "  stops at step " << o.failure_step.value_or(0) << ": " << *o.failure << "\n";
   }
   os << "  " << (o.exact() ? "exact: every sample reaches the metric exactly once" : "INEXACT") << "\n";
-  for (const auto& w : r.warnings) os << "  ! " << w << "\n";
+  os << warning_lines(r.warnings, "  ");
   return os.str();
 }
 
@@ -75,7 +77,7 @@ trace::Json render_eval_json(const analysis::EvalReport& r) {
     fixes.push_back(std::move(fj));
   }
   j["verified_fixes"] = std::move(fixes);
-  j["warnings"] = r.warnings;
+  j["warnings"] = warnings_json(r.warnings);
   return j;
 }
 

@@ -1,18 +1,47 @@
-// The what-if report as one self-contained HTML page with inline SVG charts: steps per rank, a coverage
-// strip over the dataset (seen once / duplicated / dropped) and a per-step timeline of every rank.
+// The what-if report as one self-contained HTML page (no script, no network) with inline SVG charts:
+// the command line and versions, the options compared, the findings, steps per rank, the dataset's coverage
+// (exact fractions per bin of ids), the per-step timeline of every rank (rows and steps aggregated at scale,
+// the ranks that wait and the steps where they do always drawn), and, when they ran, the training loop's lr
+// over the optimizer steps, the resume comparison and the evaluation pass. One colour per state, with a
+// legend; every cell and bar carries an SVG <title> tooltip (rank, step, sample ids).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "analysis/eval_metrics.hpp"
+#include "analysis/resume_what_if.hpp"
+#include "analysis/training_summary.hpp"
 #include "analysis/what_if.hpp"
 
 namespace accel::reports {
 
 // Columns of the coverage strip (one bin of ids each; fewer when the dataset is smaller). A caller that
-// will render HTML passes it as analysis::WhatIfOptions::coverage_bins so the analysis bins the strip once.
+// will render HTML passes it as analysis::WhatIfOptions::coverage_bins so the analysis bins the strip (and
+// lays out the timeline) once.
 inline constexpr std::int64_t kHtmlCoverageBins = 760;
 
-std::string render_html(const analysis::WhatIfReport& report);
+// The sections beside the what-if that ran (null: not asked for).
+struct HtmlSections {
+  const analysis::TrainingSummary* training = nullptr;
+  const analysis::ResumeReport* resume = nullptr;
+  const analysis::EvalReport* eval = nullptr;
+};
+
+std::string render_html(const analysis::WhatIfReport& report, const HtmlSections& sections = {});
+
+// The state colours (one meaning each), for tests that check a screenshot's pixels.
+namespace html_colour {
+inline constexpr const char* kBatch = "#3b6fb6";         // the rank has a batch at this step
+inline constexpr const char* kDone = "#d9d9d9";          // no batch: the rank's loader is exhausted
+inline constexpr const char* kHang = "#8e24aa";          // the rank waits forever in a collective here
+inline constexpr const char* kBlocked = "#e1bee7";       // a batch the rank never reaches (blocked before it)
+inline constexpr const char* kOnce = "#4c9a4c";          // sample yielded exactly once
+inline constexpr const char* kDuplicated = "#e8912d";    // sample yielded more than once
+inline constexpr const char* kDropped = "#d43c3c";       // sample never yielded
+inline constexpr const char* kBeforeResume = "#9fc5c5";  // not yielded in a resumed pass: seen before the checkpoint
+inline constexpr const char* kLr = "#1f77b4";
+inline constexpr const char* kLrArea = "#cfe2f3";  // under the lr curve
+}  // namespace html_colour
 
 }  // namespace accel::reports

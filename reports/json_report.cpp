@@ -1,11 +1,102 @@
 #include "json_report.hpp"
 
+#include <limits>
+
+#include "core/torch_seed.hpp"
+#include "reports/warning_render.hpp"
+
 namespace accel::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A Python int as a JSON number when it fits int64, else as its decimal text.
+Json python_int(const std::optional<PythonInt>& v) {
+  if (!v) return nullptr;
+  if (*v >= std::numeric_limits<std::int64_t>::min() && *v <= std::numeric_limits<std::int64_t>::max()) {
+    return static_cast<std::int64_t>(*v);
+  }
+  return to_string(*v);
+}
+
+template <typename T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json pass_json(const analysis::PassFigures& p) {
+  Json o;
+  o["pass"] = p.pass;
+  o["loader"] = p.loader;
+  o["steps_per_rank"] = p.steps_per_rank;
+  o["min_steps"] = p.min_steps;
+  o["max_steps"] = p.max_steps;
+  o["samples_yielded"] = p.samples_yielded;
+  o["duplicated"] = p.duplicated;
+  o["dropped"] = p.dropped;
+  o["ids_drawn"] = p.ids_drawn;
+  o["duplicated_ids"] = p.duplicated_ids;
+  o["dropped_ids"] = p.dropped_ids;
+  o["method"] = p.method;
+  return o;
+}
+
+}  // namespace
+
+Json render_input(const trace::LoaderCase& c) {
+  Json in;
+  in["api"] = c.api;
+  in["num_processes"] = c.prepare.num_processes;
+  in["dataset_len"] = c.loader.dataset_len;
+  in["dataset_kind"] = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
+  in["batch_size"] = c.loader.batch_size;
+  in["drop_last"] = c.loader.drop_last;
+  in["shuffle"] = c.loader.shuffle;
+  in["replacement"] = c.loader.replacement;
+  in["num_samples"] = optional_json(c.loader.num_samples);
+  in["generator_seed"] = optional_json(c.loader.generator_seed);
+  in["dataset_generator_seed"] = optional_json(c.loader.dataset_generator_seed);
+  in["split_batches"] = c.prepare.split_batches;
+  in["even_batches"] = c.prepare.even_batches;
+  in["dispatch_batches"] = optional_json(c.prepare.dispatch_batches);
+  in["dispatch_batches_resolved"] = resolve_dispatch_batches(c.loader, c.prepare);
+  in["put_on_device"] = c.prepare.put_on_device;
+  in["use_seedable_sampler"] = c.prepare.use_seedable_sampler;
+  in["data_seed"] = python_int(c.prepare.data_seed);
+  in["seed"] = python_int(c.torch_manual_seed);
+  in["seed_per_rank"] = c.seed_per_rank;
+  in["synchronize_generator"] = c.prepare.synchronize_generator;
+  in["torch_version"] = c.prepare.torch_version == TorchVersion::v1_13 ? "1.13" : "2.6";
+  in["epochs"] = c.epochs;
+  Json roles = Json::array();
+  for (const auto role : c.schedule) roles.push_back(role == trace::LoaderRole::Skipped ? "skipped" : "prepared");
+  in["schedule"] = std::move(roles);
+  in["set_epoch"] = optional_json(c.set_epoch);
+  in["skip_first_batches"] = optional_json(c.skip_first_batches);
+  in["multiprocess"] = c.multiprocess;
+  if (c.accelerator) {
+    const auto& a = *c.accelerator;
+    Json acc;
+    acc["device_placement"] = a.device_placement;
+    acc["rng_types_include_generator"] = a.rng_types_include_generator.value_or(true);
+    acc["non_blocking"] = a.dataloader_config.non_blocking;
+    acc["use_stateful_dataloader"] = a.dataloader_config.use_stateful_dataloader;
+    acc["xla"] = a.xla;
+    in["accelerator"] = std::move(acc);
+  } else {
+    in["accelerator"] = nullptr;
+  }
+  return in;
+}
 
 nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
-  using Json = nlohmann::ordered_json;
   Json j;
   j["report_version"] = kReportVersion;
+  j["versions"] = {{"accel_sim", r.accel_sim_version},
+                   {"accelerate", r.accelerate_version},
+                   {"torch_shuffle", r.torch_version}};
+  j["command_line"] = r.command_line.empty() ? Json(nullptr) : Json(r.command_line);
+  j["input"] = r.scenarios.empty() ? Json(nullptr) : render_input(r.scenarios.front().config);
   j["api"] = r.api;
   j["accelerate_version"] = r.accelerate_version;
   j["num_processes"] = r.num_processes;
@@ -57,12 +148,29 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
     scenarios.push_back(std::move(o));
   }
   j["scenarios"] = std::move(scenarios);
-  j["warnings"] = r.warnings;
+  j["warnings"] = warnings_json(r.warnings);
+  Json passes = Json::array();
+  for (const auto& p : r.passes.passes) passes.push_back(pass_json(p));
+  j["passes"] = {{"epochs", r.passes.epochs},
+                 {"computed", static_cast<std::int64_t>(r.passes.passes.size())},
+                 {"note", r.passes.note.empty() ? Json(nullptr) : Json(r.passes.note)},
+                 {"per_pass", std::move(passes)}};
+  return j;
+}
+
+nlohmann::ordered_json render_training_input(const analysis::TrainingSummary& t) {
+  Json j;
+  j["schedule"] = t.schedule;
+  j["schedule_length"] = optional_json(t.schedule_length);
+  j["initial_lr"] = t.initial_lr;
+  j["gradient_accumulation_steps"] = t.gradient_accumulation_steps;
+  j["num_processes"] = t.num_processes;
+  j["split_batches"] = t.split_batches;
+  j["epochs"] = static_cast<std::int64_t>(t.epochs.size());
   return j;
 }
 
 nlohmann::ordered_json render_training_json(const analysis::TrainingSummary& t) {
-  using Json = nlohmann::ordered_json;
   Json j;
   j["schedule"] = t.schedule;
   j["gradient_accumulation_steps"] = t.gradient_accumulation_steps;
@@ -87,7 +195,10 @@ nlohmann::ordered_json render_training_json(const analysis::TrainingSummary& t) 
   j["lr_end"] = t.lr_end;
   j["corrected_total_steps"] = t.corrected_total_steps ? Json(*t.corrected_total_steps) : Json(nullptr);
   j["corrected_warmup"] = t.corrected_warmup ? Json(*t.corrected_warmup) : Json(nullptr);
-  j["warnings"] = t.warnings;
+  j["warnings"] = warnings_json(t.warnings);
+  Json curve = Json::array();
+  for (const auto& p : t.lr_curve) curve.push_back({p.optimizer_step, p.lr});
+  j["lr_curve"] = std::move(curve);
   return j;
 }
 

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "reports/text_table.hpp"
+
 namespace accel::reports {
 namespace {
 
@@ -39,17 +41,31 @@ std::string render_resume_terminal(const analysis::ResumeReport& r) {
   if (r.conversion) os << "  " << *r.conversion << "\n";
   os << "  " << (r.outcome.identical ? "IDENTICAL to the uninterrupted run" : "NOT identical to the uninterrupted run")
      << (r.outcome.same_shape ? "" : " (other ranks or batch size: compared sample for sample per epoch)") << "\n";
-  os << "  epoch  identical  extra  missing  first extra ids / first missing ids\n";
+  TextTable table({"epoch", "identical", "extra", "missing", "first extra ids / first missing ids"});
   for (const auto& e : r.outcome.epochs) {
-    os << "  " << e.epoch << std::string(7 - std::min<std::size_t>(6, std::to_string(e.epoch).size()), ' ')
-       << (e.identical ? "yes        " : "no         ") << e.extra.count << std::string(7 - std::min<std::size_t>(6, std::to_string(e.extra.count).size()), ' ')
-       << e.missing.count << std::string(9 - std::min<std::size_t>(8, std::to_string(e.missing.count).size()), ' ');
-    if (e.extra.count || e.missing.count) os << "[" << ids_text(e.extra) << "] / [" << ids_text(e.missing) << "]";
-    os << "\n";
+    std::ostringstream ids;
+    if (e.extra.count || e.missing.count) ids << "[" << ids_text(e.extra) << "] / [" << ids_text(e.missing) << "]";
+    table.add({std::to_string(e.epoch), e.identical ? "yes" : "no", std::to_string(e.extra.count),
+               std::to_string(e.missing.count), ids.str()});
   }
+  os << table.render();
   for (const auto& why : r.reasons) os << "  why: " << why << "\n";
   os << "  recipe: " << r.recipe.statement << "\n";
   return os.str();
+}
+
+trace::Json render_resume_input(const analysis::ResumeReport& r) {
+  const auto& c = r.config;
+  trace::Json j;
+  j["epoch"] = c.resume.epoch;
+  j["step"] = c.resume.step;
+  j["with"] = trace::mode_name(c.resume.mode);
+  j["loop_set_epoch"] = c.resume.loop_set_epoch;
+  j["resume_ranks"] = c.resume.resume_ranks.value_or(c.job.prepare.num_processes);
+  j["resume_batch_size"] = c.resume.resume_batch_size.value_or(c.job.loader.batch_size);
+  j["skip"] = c.resume.mode == trace::ResumeMode::Stateful ? c.resume.step : c.resume.skip.value_or(c.resume.step);
+  j["converted_from"] = r.conversion ? trace::Json(*r.conversion) : trace::Json(nullptr);
+  return j;
 }
 
 trace::Json render_resume_json(const analysis::ResumeReport& r) {

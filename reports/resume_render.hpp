@@ -13,4 +13,7 @@ std::string render_resume_terminal(const analysis::ResumeReport& report);
 
 trace::Json render_resume_json(const analysis::ResumeReport& report);
 
+// The resume options as resolved (the `input.resume` object of the JSON report).
+trace::Json render_resume_input(const analysis::ResumeReport& report);
+
 }  // namespace accel::reports

@@ -1,10 +1,11 @@
 // The what-if report as a terminal table, with how it was computed and the warnings.
 #include "terminal_report.hpp"
 
-#include <iomanip>
 #include <sstream>
 
 #include "core/randperm.hpp"
+#include "reports/text_table.hpp"
+#include "reports/warning_render.hpp"
 
 namespace accel::reports {
 namespace {
@@ -14,11 +15,6 @@ std::string steps_text(const analysis::Scenario& s) {
   if (s.short_ranks.empty()) return std::to_string(s.max_steps);
   std::string out = std::to_string(s.max_steps) + " (" + analysis::rank_ranges(s.short_ranks) + ": " + std::to_string(s.min_steps) + ")";
   return out;
-}
-
-std::string cell(const std::string& text, std::size_t width) {
-  if (text.size() >= width) return text + " ";
-  return text + std::string(width - text.size(), ' ');
 }
 
 // How the numbers were obtained: computed from the loaders' structure, or by replaying every rank.
@@ -33,6 +29,20 @@ std::string method_line(const analysis::WhatIfReport& r) {
   std::string line = "replayed rank by rank (the ranks shuffle differently): " + replayed;
   if (!direct.empty()) line += "; computed directly: " + direct;
   return line;
+}
+
+// Every pass when the job makes more than one: one row each, and why any are missing.
+std::string passes_text(const analysis::PassesSummary& p) {
+  if (p.epochs <= 1 || p.passes.empty()) return "";
+  TextTable table({"pass", "loader", "steps (shortest rank)", "samples", "duplicated", "dropped", "method"});
+  for (const auto& f : p.passes) {
+    table.add({std::to_string(f.pass), f.loader,
+               std::to_string(f.max_steps) + (f.min_steps != f.max_steps ? " (" + std::to_string(f.min_steps) + ")" : ""),
+               std::to_string(f.samples_yielded), std::to_string(f.duplicated), std::to_string(f.dropped), f.method});
+  }
+  std::string out = "\n  every pass (" + std::to_string(p.epochs) + "):\n" + table.render("    ");
+  if (!p.note.empty()) out += "    " + p.note + "\n";
+  return out;
 }
 
 }  // namespace
@@ -55,33 +65,28 @@ std::string render_terminal(const analysis::WhatIfReport& r) {
     for (const auto& i : r.launch->ignored) os << "    ignored: " << i << "\n";
   }
   os << "\n";
-  const std::size_t w0 = 36, w1 = 20, w2 = 10, w3 = 12, w4 = 10;
-  os << "  " << cell("option", w0) << cell("steps/epoch", w1) << cell("samples", w2) << cell("duplicated", w3)
-     << cell("dropped", w4) << "waits in a collective\n";
+  TextTable table({"option", "steps/epoch", "samples", "duplicated", "dropped", "waits in a collective"});
   for (const analysis::Scenario& s : r.scenarios) {
-    os << "  " << cell(s.label, w0);
     if (s.rejected) {
-      os << "rejected: " << *s.rejected << "\n";
+      table.add_spanning(s.label, "rejected: " + *s.rejected);
       continue;
     }
     if (s.iteration_error) {
-      os << "fails: " << *s.iteration_error << "\n";
+      table.add_spanning(s.label, "fails: " + *s.iteration_error);
       continue;
     }
     const auto& c = s.coverage.counts;
-    os << cell(steps_text(s), w1) << cell(std::to_string(c.yielded), w2) << cell(std::to_string(c.duplicated), w3)
-       << cell(std::to_string(c.dropped), w4);
-    if (s.waiting_ranks.empty()) {
-      os << "-";
-    } else {
-      os << "ranks " << analysis::rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
-    }
-    os << "\n";
+    table.add({s.label, steps_text(s), std::to_string(c.yielded), std::to_string(c.duplicated), std::to_string(c.dropped),
+               s.waiting_ranks.empty() ? "-"
+                                       : "ranks " + analysis::rank_ranges(s.waiting_ranks) + " at step " +
+                                             std::to_string(s.min_steps)});
   }
+  os << table.render();
   os << "\n  " << method_line(r) << "\n";
+  os << passes_text(r.passes);
   if (!r.warnings.empty()) {
     os << "\n";
-    for (const auto& w : r.warnings) os << "  ! " << w << "\n";
+    os << warning_lines(r.warnings, "  ");
   }
   return os.str();
 }

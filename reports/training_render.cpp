@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "reports/warning_render.hpp"
+
 namespace accel::reports {
 namespace {
 
@@ -28,17 +30,7 @@ std::string render_training_terminal(const analysis::TrainingSummary& s) {
     os << "  scheduler steps    " << ep.scheduler_steps << " (last_epoch " << ep.last_epoch_end << ")\n";
     os << "  lr at epoch end    " << number(ep.lr_end) << "\n";
   }
-  if (!s.warnings.empty() || s.guarded_steps || s.error) os << "\n";
-  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
-  if (s.guarded_steps) {
-    os << "note: Accelerate's OneCycleLR guard (_step_count <= total_steps) held back " << s.guarded_steps
-       << " scheduler steps; last_epoch stays at total_steps, where torch's linear anneal has already gone past"
-       << " min_lr (lr " << number(s.epochs.empty() ? s.initial_lr : s.epochs.back().lr_end) << ")\n";
-  }
-  if (s.error) {
-    os << "error: scheduler.step() raised " << s.error->type << " at micro-step " << s.error->micro_step << ": "
-       << s.error->message << " (the loop stops there)\n";
-  }
+  if (!s.warnings.empty()) os << "\n" << warning_lines(s.warnings);
   return os.str();
 }
 

@@ -56,7 +56,8 @@ TEST(Eval, UndispatchedIterableKeepsItsPadding) {
   EXPECT_FALSE(has_fix(r, "gather_for_metrics(..., use_gather_object=True)"));
   for (const EvalFix& f : r.verified_fixes) EXPECT_TRUE(f.outcome.exact()) << f.label;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("--dispatch-batches"), std::string::npos);
+  EXPECT_EQ(r.warnings[0].code, "inexact-metrics");
+  EXPECT_NE(r.warnings[0].message.find("--dispatch-batches"), std::string::npos);
 }
 
 TEST(Eval, UnevenBatchesLeaveRanksWaiting) {

@@ -42,7 +42,10 @@ TEST(WhatIf, SixtyFourRanksOverOneThousandAndOneSamples) {
   EXPECT_EQ(drop.coverage.dropped_ids, iota(960, 992));  // the first 32 of 960..1000
   EXPECT_EQ(drop.max_steps, 15);
   ASSERT_FALSE(r.warnings.empty());
-  EXPECT_NE(r.warnings.front().find("23 samples are seen twice (ids 0-22)"), std::string::npos) << r.warnings.front();
+  EXPECT_EQ(r.warnings.front().code, "duplicated-samples");
+  EXPECT_EQ(r.warnings.front().severity, Severity::Warning);
+  EXPECT_NE(r.warnings.front().message.find("23 samples are seen twice (ids 0-22)"), std::string::npos)
+      << r.warnings.front().message;
 }
 
 TEST(WhatIf, DispatcherTailGivesEmptyBatchesToLaterRanks) {

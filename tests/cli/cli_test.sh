@@ -16,7 +16,7 @@ check_lacks "no even_batches advice when it is already off" "even_batches=False 
 check_output "unseeded advice is the simulated fix" "with set_seed(N) on every rank (--set-seed N, simulated) 7 duplicated and 0 never seen" \
   "$bin" --ranks 8 --dataset-len 1001 --shuffle --rng-types none
 check_output "what-if names the short ranks" "ranks 41-63 get one batch fewer" "$bin" --ranks 64 --dataset-len 1001 --no-even-batches
-check_output "json report" '"report_version": 1' "$bin" --ranks 64 --dataset-len 1001 --json
+check_output "json report" '"report_version": 2' "$bin" --ranks 64 --dataset-len 1001 --json
 html=$(mktemp)
 check "html report" 0 "$bin" --ranks 8 --dataset-len 100 --html "$html"
 check_output "html has svg charts" '<svg class="chart" id="coverage"' cat "$html"
@@ -98,7 +98,7 @@ check_output "training warns that the schedule does not finish" "far from its en
 check_output "training prints the corrected length and warm-up" "total_steps=64 (8 optimizer steps x 8) ends it with training, and a warm-up of 10 optimizer steps needs warmup=80" "$bin" $train
 # 9408 samples / (4 x 8 ranks) = 294 optimizer steps; Accelerate's examples scale total_steps by 8: 2352.
 scaled="--ranks 8 --dataset-len 9408 --batch-size 4 --scheduler linear --warmup 80"
-check_lacks "a schedule scaled by num_processes is not flagged" "warning: the schedule" "$bin" $scaled --total-steps 2352
+check_lacks "a schedule scaled by num_processes is not flagged" "warning\[schedule-" "$bin" $scaled --total-steps 2352
 check_output "an unscaled schedule ends early" "the schedule ends early: total_steps 294 is reached at optimizer step 37 of 294" "$bin" $scaled --total-steps 294
 check_output "an oversized schedule never decays" "far from its end when training stops: last_epoch 2352 of total_steps 100000 (2%)" "$bin" $scaled --total-steps 100000
 check_output "split_batches steps once" "1 scheduler step per optimizer step" \
@@ -135,5 +135,45 @@ check_output "past int64 is refused, not clamped" "that fits in 64 bits" "$bin" 
 check_output "the rule names its bound" "--ranks: must be an integer >= 1, got '0'" "$bin" --ranks 0 --dataset-len 5
 check_output "help groups the loader flags" "The user's DataLoader:" "$bin" --help
 check_output "help shows defaults" "--api TEXT:{accelerator,prepare_data_loader}=accelerator" "$bin" --help
+# Issue 17's acceptance: strict decimal integers, report_version 2 with the input echo and coded warnings,
+# JUnit XML from check, the HTML's lr chart and command line.
+tmp17=$(mktemp -d)
+check "octal-looking integer refused" 2 "$bin" --ranks 2 --dataset-len 010
+accept="--ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --seed 3 --no-even-batches --json"
+# shellcheck disable=SC2086
+check "acceptance json runs" 0 "$bin" $accept
+json_ok() {  # python expression over the JSON in j
+  # shellcheck disable=SC2086
+  "$bin" $accept | python3 -c "import json, sys; j = json.load(sys.stdin); sys.exit(0 if ($1) else 1)"
+}
+check "report_version >= 2" 0 json_ok 'j["report_version"] >= 2'
+check "input echoes batch_size" 0 json_ok 'j["input"]["batch_size"] == 16 and j["input"]["seed"] is None and j["input"]["data_seed"] == 3'
+check "input echoes defaults" 0 json_ok 'j["input"]["drop_last"] is False and j["input"]["epochs"] == 1 and j["input"]["api"] == "accelerator"'
+check "warnings are coded" 0 json_ok 'all({"code", "severity", "message"} <= set(w) for w in j["warnings"]) and "uneven-steps-hang" in [w["code"] for w in j["warnings"]]'
+check "versions" 0 json_ok 'j["versions"]["accelerate"] == "1.15.0" and j["versions"]["accel_sim"]'
+check "scenario 0's flags are the command line" 0 json_ok '"--no-even-batches" in j["scenarios"][0]["flags"]'
+check_output "terminal warnings in one style" "error\[uneven-steps-hang\]: ranks 5-7 get one batch fewer" \
+  "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches
+check_lacks "no bang-style warnings" "^  ! " "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches
+check_output "every pass is tabled" "every pass (3)" "$bin" --ranks 4 --dataset-len 103 --batch-size 4 --shuffle --set-seed 1 --epochs 3
+check "check --junit exits 1 on a failing requirement" 1 "$bin" check --ranks 64 --dataset-len 1001 --require no-duplicates,lockstep --junit "$tmp17/r.xml"
+check "junit is valid xml with one failure" 0 python3 -c "
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find('testsuite')
+cases = s.findall('testcase')
+failed = [c for c in cases if c.find('failure') is not None]
+ok = len(cases) == 2 and len(failed) == 1 and failed[0].get('name') == 'no-duplicates' and 'sample 0' in failed[0].find('failure').text
+sys.exit(0 if ok else 1)" "$tmp17/r.xml"
+check "check over every pass fails on pass 1 too" 1 "$bin" check --ranks 64 --dataset-len 1001 --epochs 2 --require no-duplicates --junit "$tmp17/r2.xml"
+check "junit has a testcase for every pass" 0 python3 -c "
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().find('testsuite').findall('testcase')
+ok = [c.get('classname') for c in cases] == ['first pass', 'pass 1'] and all(c.find('failure') is not None for c in cases)
+sys.exit(0 if ok else 1)" "$tmp17/r2.xml"
+check "check --json" 0 bash -c "'$bin' check --ranks 64 --dataset-len 1001 --require no-drops --json | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"passed\"] and j[\"results\"][0][\"requirement\"] == \"no-drops\" else 1)'"
+check "html with --scheduler cosine" 0 "$bin" --ranks 4 --dataset-len 1000 --batch-size 8 --scheduler cosine --total-steps 200 --html "$tmp17/lr.html"
+check_output "html shows the lr chart" '<svg class="chart" id="lr"' cat "$tmp17/lr.html"
+check_output "html shows the command line" "accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --scheduler cosine" cat "$tmp17/lr.html"
+rm -rf "$tmp17"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

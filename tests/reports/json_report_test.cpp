@@ -24,7 +24,7 @@ trace::MetricsCase accelerator_case(trace::Json config) {
 TEST(JsonReport, CarriesTheModel) {
   const analysis::WhatIfReport r = analysis::what_if(map_case(64, 1001, 1));
   const auto j = render_json(r);
-  EXPECT_EQ(j["report_version"], 1);
+  EXPECT_EQ(j["report_version"], 2);
   EXPECT_EQ(j["num_processes"], 64);
   EXPECT_EQ(j["scenarios"][0]["duplicated"], 23);
   EXPECT_EQ(j["scenarios"][0]["steps_per_rank"].size(), 64u);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Counts pixels of given colours in a PNG (8-bit RGB/RGBA, non-interlaced), with the standard library only.
 
-Usage: png_colors.py FILE.png RRGGBB [RRGGBB ...]  -> prints "RRGGBB count" per colour.
+Usage: png_colors.py FILE.png [--region X0,Y0,X1,Y1] RRGGBB [RRGGBB ...]  -> prints "RRGGBB count" per colour.
+--region counts only pixels with X0 <= x < X1 and Y0 <= y < Y1, each a fraction of the width or height (0-1).
 """
 import struct
 import sys
@@ -51,10 +52,17 @@ def read_png(path):
 
 def main():
     width, height, bpp, rows = read_png(sys.argv[1])
-    wanted = {c.lower(): bytes.fromhex(c) for c in sys.argv[2:]}
+    args = sys.argv[2:]
+    x0, y0, x1, y1 = 0.0, 0.0, 1.0, 1.0
+    if args and args[0] == "--region":
+        x0, y0, x1, y1 = (float(v) for v in args[1].split(","))
+        args = args[2:]
+    wanted = {c.lower(): bytes.fromhex(c) for c in args}
     counts = {c: 0 for c in wanted}
-    for row in rows:
-        for x in range(0, width * bpp, bpp):
+    for y, row in enumerate(rows):
+        if not (y0 * height <= y < y1 * height):
+            continue
+        for x in range(int(x0 * width) * bpp, min(width, int(x1 * width)) * bpp, bpp):
             px = row[x:x + 3]
             for name, rgb in wanted.items():
                 if px == rgb:
