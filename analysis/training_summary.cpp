@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "core/error.hpp"
+#include "sim/training_simulator.hpp"
+
 namespace accel::analysis {
 namespace {
 
@@ -47,6 +50,20 @@ std::optional<std::int64_t> warmup_of(const ScheduleSpec& spec) {
   return std::nullopt;
 }
 
+// The spec with another length and warm-up (the corrected schedule), for the schedules that have them.
+ScheduleSpec resized(ScheduleSpec spec, std::int64_t length, std::optional<std::int64_t> warmup) {
+  if (auto* p = std::get_if<LinearWarmupSchedule>(&spec)) {
+    p->training_steps = length;
+    if (warmup) p->warmup_steps = *warmup;
+  } else if (auto* p = std::get_if<CosineWarmupSchedule>(&spec)) {
+    p->training_steps = length;
+    if (warmup) p->warmup_steps = *warmup;
+  } else if (auto* p = std::get_if<OneCycleLinearSchedule>(&spec)) {
+    p->total_steps = length;
+  }
+  return spec;
+}
+
 // A schedule is sized right when it reaches its end as training does. Accelerate steps the wrapped
 // scheduler num_processes times per optimizer step (unless split_batches), so both total_steps and the
 // warm-up must count scheduler steps: optimizer steps x that factor.
@@ -66,30 +83,50 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     return;
   }
   const std::int64_t length = *s.schedule_length;
-  const std::int64_t needed = s.optimizer_steps * r;  // scheduler steps this run makes when nothing is held back
   const auto warmup = warmup_of(spec);
   std::string fix;
-  if (s.optimizer_steps > 0 && needed != length) {
-    s.corrected_total_steps = needed;
-    fix = "; total_steps=" + std::to_string(needed) + " (" + std::to_string(s.optimizer_steps) + " optimizer steps x " +
-          std::to_string(r) + ") ends it with training";
-    if (warmup && *warmup > 0 && r > 1) {
-      s.corrected_warmup = *warmup * r;
-      fix += ", and a warm-up of " + std::to_string(*warmup) + " optimizer steps needs warmup=" +
-             std::to_string(*s.corrected_warmup);
+  if (s.corrected_total_steps && s.corrected_end_optimizer_step) {
+    // Printed with what the simulation of the corrected schedule showed, never as arithmetic alone.
+    const bool ends_with_training = *s.corrected_end_optimizer_step == s.optimizer_steps;
+    fix = "; total_steps=" + std::to_string(*s.corrected_total_steps) + " (" + std::to_string(s.optimizer_steps) +
+          " optimizer steps x " + std::to_string(r) + ")";
+    if (s.corrected_warmup) {
+      fix += " with warmup=" + std::to_string(*s.corrected_warmup) + " (a warm-up of " + std::to_string(*warmup) +
+             " optimizer steps)";
     }
+    fix += ends_with_training ? " ends it with training" : " does not end it with training either";
+    fix += " (simulated: the schedule then ends at optimizer step " + std::to_string(*s.corrected_end_optimizer_step) +
+           " of " + std::to_string(s.optimizer_steps) + ", lr " + number(s.corrected_lr_end.value_or(0.0)) + ")";
+  }
+  if (!s.corrected_total_steps && warmup && *warmup > 0 && r > 1 && *warmup % r != 0) {
+    // The length is sized for Accelerate's stepping but the warm-up is not a whole number of optimizer steps:
+    // it was most likely written in optimizer steps and left unscaled.
+    std::ostringstream optimizer_steps;
+    optimizer_steps << number(static_cast<double>(*warmup) / static_cast<double>(r));
+    s.warnings.push_back(Warning(code::kWarmupUnscaled, Severity::Note,
+                                 "warmup=" + std::to_string(*warmup) + " counts scheduler steps" + per +
+                                     ", so the warm-up lasts " + optimizer_steps.str() +
+                                     " optimizer steps; a warm-up of " + std::to_string(*warmup) +
+                                     " optimizer steps needs warmup=" + std::to_string(*warmup * r))
+                             .with("warmup", *warmup)
+                             .with("scheduler_steps_per_optimizer_step", r)
+                             .with("corrected_warmup", *warmup * r));
   }
   if (s.schedule_end_optimizer_step && *s.schedule_end_optimizer_step < s.optimizer_steps) {
     Warning w(code::kScheduleEndsEarly, Severity::Warning,
               "the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
                   std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
-                  ", and the lr stays at " + number(s.lr_end) + " for the rest" + fix);
+                  ", and training goes on past it, ending with lr " + number(s.lr_end) + fix);
     w.with("total_steps", length)
         .with("ends_after_optimizer_step", *s.schedule_end_optimizer_step)
         .with("optimizer_steps", s.optimizer_steps)
         .with("lr_end", s.lr_end);
     if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
     if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
+    if (s.corrected_end_optimizer_step) {
+      w.with("corrected_ends_at_optimizer_step", *s.corrected_end_optimizer_step)
+          .with("corrected_lr_end", s.corrected_lr_end.value_or(0.0));
+    }
     s.warnings.push_back(std::move(w));
   } else if (s.scheduler_steps * 10 < length * 9) {
     // Under 90 % of the schedule: the lr never gets near the value the schedule was written to end on.
@@ -100,6 +137,10 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     w.with("last_epoch", s.last_epoch_end).with("total_steps", length).with("lr_end", s.lr_end);
     if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
     if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
+    if (s.corrected_end_optimizer_step) {
+      w.with("corrected_ends_at_optimizer_step", *s.corrected_end_optimizer_step)
+          .with("corrected_lr_end", s.corrected_lr_end.value_or(0.0));
+    }
     s.warnings.push_back(std::move(w));
   }
 }
@@ -161,6 +202,24 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   for (const EpochTraining& ep : s.epochs) s.scheduler_steps += ep.scheduler_steps;
   s.last_epoch_end = last_epoch;
   s.lr_end = lr;
+  const std::int64_t r = s.steps_per_optimizer_step;
+  if (s.schedule_length && s.optimizer_steps > 0 && s.optimizer_steps * r != *s.schedule_length && !s.error) {
+    s.corrected_total_steps = s.optimizer_steps * r;
+    const auto warmup = warmup_of(config.scheduler);
+    if (warmup && *warmup > 0 && r > 1) s.corrected_warmup = *warmup * r;
+    // Apply the correction and run the same training loop again: the advice says what that run did.
+    trace::SchedulerCase corrected = config;
+    corrected.scheduler = resized(config.scheduler, *s.corrected_total_steps, s.corrected_warmup);
+    try {
+      const TrainingSummary again = summarize_training(corrected, sim::simulate_training_rank(corrected, 0));
+      s.corrected_end_optimizer_step = again.schedule_end_optimizer_step.value_or(again.optimizer_steps + 1);
+      s.corrected_lr_end = again.lr_end;
+    } catch (const AccelerateError&) {
+      // A corrected schedule torch would refuse: no advice rather than an unverified one.
+      s.corrected_total_steps.reset();
+      s.corrected_warmup.reset();
+    }
+  }
   add_schedule_findings(s, config.scheduler);
   if (s.guarded_steps) {
     s.warnings.push_back(

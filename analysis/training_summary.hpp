@@ -52,8 +52,12 @@ struct TrainingSummary {
   // Accelerate's stepping (steps_per_optimizer_step per optimizer step); set when it does not.
   std::optional<std::int64_t> corrected_total_steps;
   std::optional<std::int64_t> corrected_warmup;
+  // The correction applied and simulated (advice is simulated before it is printed): the optimizer step
+  // at which the corrected schedule reaches its end, and the lr training ends on.
+  std::optional<std::int64_t> corrected_end_optimizer_step;
+  std::optional<double> corrected_lr_end;
   // Findings, most important first: a schedule that ends before training does (and from which optimizer
-  // step on the lr stays at its end value), or one still far from its end when training stops.
+  // step on training runs past it), or one still far from its end when training stops.
   std::vector<Warning> warnings;
   // The lr over the run, one point per optimizer step (evenly thinned to at most kLrCurvePoints, the first
   // and the last kept), for a chart.

@@ -60,6 +60,7 @@ inline constexpr const char* kFp16SkippedSteps = "fp16-skipped-steps";
 inline constexpr const char* kSchedulerRunsFast = "scheduler-runs-fast";
 inline constexpr const char* kScheduleEndsEarly = "schedule-ends-early";
 inline constexpr const char* kScheduleFarFromEnd = "schedule-far-from-end";
+inline constexpr const char* kWarmupUnscaled = "warmup-unscaled";
 inline constexpr const char* kOneCycleGuard = "onecycle-guard";
 inline constexpr const char* kSchedulerError = "scheduler-error";
 inline constexpr const char* kInexactMetrics = "inexact-metrics";

@@ -188,7 +188,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   if (observed.error && !observed.hang) {
     // Accelerate raised on every rank as it does for this config (prepare, or the pass): the trace above
     // holds it, equal to the simulator's, and no rank was left waiting.
-    verdict << "identical (" << seen << ", as Accelerate raises it)\n";
+    verdict << "identical (" << seen << ", as Accelerate does)\n";
     return 0;
   }
   if (!observed.completed) {

@@ -234,7 +234,8 @@ std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& 
       os << (totals.size() == 1 && totals[0] == 1 ? " micro-step" : " micro-steps");
     }
   } else if (v.error) {
-    os << "a rank raised " << v.error->type << ": " << v.error->message;
+    os << "the ranks raised " << v.error->type << (v.error->where.empty() ? "" : " at " + v.error->where) << ": "
+       << v.error->message;
   } else {
     std::int64_t steps = 0, all_reduces = 0, scheduler_steps = 0;
     for (const TrainingRank& r : ranks) {

@@ -95,7 +95,7 @@ check_output "training shows optimizer steps" "optimizer steps    8 taken, 0 ski
 check_output "training shows scheduler steps" "scheduler steps    64 (last_epoch 64)" "$bin" $train
 # 32 micro-steps / 4 = 8 optimizer steps x 8 scheduler steps = 64 of the 100 the schedule was written for.
 check_output "training warns that the schedule does not finish" "far from its end when training stops: last_epoch 64 of total_steps 100 (64%)" "$bin" $train
-check_output "training prints the corrected length and warm-up" "total_steps=64 (8 optimizer steps x 8) ends it with training, and a warm-up of 10 optimizer steps needs warmup=80" "$bin" $train
+check_output "training prints the corrected length and warm-up, simulated" "total_steps=64 (8 optimizer steps x 8) with warmup=80 (a warm-up of 10 optimizer steps) ends it with training (simulated: the schedule then ends at optimizer step 8 of 8" "$bin" $train
 # 9408 samples / (4 x 8 ranks) = 294 optimizer steps; Accelerate's examples scale total_steps by 8: 2352.
 scaled="--ranks 8 --dataset-len 9408 --batch-size 4 --scheduler linear --warmup 80"
 check_lacks "a schedule scaled by num_processes is not flagged" "warning\[schedule-" "$bin" $scaled --total-steps 2352
