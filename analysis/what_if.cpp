@@ -11,6 +11,7 @@
 #include "core/accelerate_release.hpp"
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
+#include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
 
 namespace accel::analysis {
@@ -315,8 +316,23 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
          !c.loader.generator_seed;
 }
 
+// The DDP training loop over a config's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
+// when it is small enough to run here: one thread per rank, a collective per syncing micro-step.
+std::optional<std::vector<sim::TrainingRank>> simulate_ddp(const trace::LoaderCase& c, const sim::TrainingLoop& loop,
+                                                          std::int64_t max_steps) {
+  constexpr std::int64_t kMaxRanks = 256, kMaxCollectives = 200000;
+  const std::int64_t R = c.prepare.num_processes;
+  if (R < 2 || R > kMaxRanks || R * std::max<std::int64_t>(1, max_steps) * c.epochs > kMaxCollectives) return std::nullopt;
+  try {
+    return sim::simulate_training_ranks(c, loop);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // The even_batches=False alternative as the table simulated it: advised only when it removes duplicates, and
-// always with what it costs (ranks left waiting in a collective), never on a config that already has it.
+// always with what it costs (ranks left waiting in a collective) and with join_uneven_inputs applied and
+// simulated, never on a config that already has it.
 std::string even_batches_advice(const WhatIfReport& report) {
   const Scenario& base = report.scenarios.front();
   if (!base.config.prepare.even_batches) return "";
@@ -328,9 +344,21 @@ std::string even_batches_advice(const WhatIfReport& report) {
     os << "; even_batches=False (simulated) " << (after == 0 ? "removes them" : "leaves " + std::to_string(after) + " extra yields");
     if (alt.waiting_ranks.empty()) {
       os << " and the ranks stay in lock-step";
+      return os.str();
+    }
+    os << ", but ranks " << rank_ranges(alt.waiting_ranks) << " then wait forever at step " << alt.min_steps
+       << " in any per-step collective";
+    sim::TrainingLoop join;
+    join.join_uneven_inputs = true;
+    const auto joined = simulate_ddp(alt.config, join, alt.max_steps);
+    if (!joined) {
+      os << " unless the loop runs under join_uneven_inputs (not simulated at this size)";
+    } else if (const auto v = sim::training_verdict(*joined); v.completed) {
+      os << "; under accelerator.join_uneven_inputs([model]) (simulated, as `accel-sim launch --no-even-batches "
+            "--join-uneven-inputs` runs it) every rank completes";
     } else {
-      os << ", but ranks " << rank_ranges(alt.waiting_ranks) << " then wait forever at step " << alt.min_steps
-         << " in any per-step collective unless the loop runs under join_uneven_inputs";
+      // Advice that does not hold is not given; what the simulation found is said instead.
+      os << "; join_uneven_inputs does not save it here (simulated: " << sim::describe(v, *joined) << ")";
     }
     return os.str();
   }
@@ -414,10 +442,19 @@ void add_warnings(WhatIfReport& report) {
                     .with("ids", std::vector<std::int64_t>(s.coverage.dropped_ids.begin(), s.coverage.dropped_ids.end())));
   }
   if (s.config.loader.shuffle && s.config.prepare.data_seed && !s.config.prepare.use_seedable_sampler) {
+    // The fix applied and simulated: the same config with use_seedable_sampler=True.
+    trace::LoaderCase seedable = s.config;
+    seedable.prepare.use_seedable_sampler = true;
+    const Scenario fixed = analyze(seedable, "use_seedable_sampler=True", "--use-seedable-sampler");
+    std::string fix = "--use-seedable-sampler, or set_seed, seeds the shuffle";
+    if (!fixed.rejected && !fixed.iteration_error) {
+      fix = "with --use-seedable-sampler (simulated) SeedableRandomSampler(seed=" + to_string(*s.config.prepare.data_seed) +
+            ") shuffles the same way on every run and every rank: " + std::to_string(fixed.coverage.counts.duplicated) +
+            " duplicated, " + std::to_string(fixed.coverage.counts.dropped) + " never seen";
+    }
     w.push_back(Warning(code::kDataSeedIgnored, Severity::Warning,
                         "data_seed is set but use_seedable_sampler is False: Accelerate only hands data_seed to "
-                        "SeedableRandomSampler, so it has no effect (--use-seedable-sampler, or set_seed, seeds the "
-                        "shuffle)")
+                        "SeedableRandomSampler, so it has no effect (" + fix + ")")
                     .with("data_seed", to_string(*s.config.prepare.data_seed)));
   }
   if (unseeded_shuffle(s.config)) {
@@ -447,10 +484,32 @@ void add_warnings(WhatIfReport& report) {
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;
-    os << "ranks " << rank_ranges(s.short_ranks) << " get " << (s.max_steps - s.min_steps == 1 ? "one batch" : "fewer batches")
-       << " fewer (" << s.min_steps << " vs " << s.max_steps << "): a collective in the loop (all_reduce, gather) will hang "
-       << "ranks " << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
-    w.push_back(Warning(code::kUnevenStepsHang, Severity::Error, os.str())
+    const auto ranks_word = [](const std::vector<std::int64_t>& r) { return r.size() == 1 ? "rank " : "ranks "; };
+    os << ranks_word(s.short_ranks) << rank_ranges(s.short_ranks) << (s.short_ranks.size() == 1 ? " gets " : " get ")
+       << (s.max_steps - s.min_steps == 1 ? "one batch" : "fewer batches") << " fewer (" << s.min_steps << " vs "
+       << s.max_steps << "): a collective in the loop (all_reduce, gather) will hang " << ranks_word(s.waiting_ranks)
+       << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
+    std::optional<sim::TrainingVerdict> ddp;
+    if (s.config.epochs > 1) {
+      // Collectives pair by order, not by epoch: with no collective between passes the short ranks start the
+      // next pass and pair its steps with the others' last ones, so a DDP loop blocks later than pass 0 says.
+      if (const auto ranks = simulate_ddp(s.config, {}, s.max_steps)) {
+        ddp = sim::training_verdict(*ranks);
+        if (ddp->hang && (ddp->hang->epoch != 0 || ddp->hang->step != s.min_steps)) {
+          os << "; over " << s.config.epochs << " epochs a DDP loop (simulated, as `accel-sim launch` runs it) blocks at "
+             << "epoch " << ddp->hang->epoch << " step " << ddp->hang->step << " instead";
+          if (ddp->out_of_step) {
+            os << ", after averaging gradients of different steps from epoch " << ddp->out_of_step->epoch << " step "
+               << ddp->out_of_step->step;
+          }
+        } else {
+          ddp.reset();
+        }
+      }
+    }
+    Warning hang(code::kUnevenStepsHang, Severity::Error, os.str());
+    if (ddp && ddp->hang) hang.with("ddp_hang_epoch", ddp->hang->epoch).with("ddp_hang_step", ddp->hang->step);
+    w.push_back(std::move(hang)
                     .with("short_ranks", s.short_ranks)
                     .with("waiting_ranks", s.waiting_ranks)
                     .with("step", s.min_steps)

@@ -73,3 +73,59 @@ TEST(WhatIf, RequirementsFailWithEvidence) {
 
 }  // namespace
 }  // namespace accel::analysis
+
+namespace accel::analysis {
+namespace {
+
+const Warning* find_warning(const WhatIfReport& r, const std::string& code) {
+  for (const Warning& w : r.warnings) {
+    if (w.code == code) return &w;
+  }
+  return nullptr;
+}
+
+std::optional<std::int64_t> evidence_int(const Warning& w, const std::string& key) {
+  for (const auto& [k, v] : w.evidence) {
+    if (k == key) return std::get<std::int64_t>(v);
+  }
+  return std::nullopt;
+}
+
+TEST(WhatIfAdvice, EvenBatchesFalseIsAdvisedWithItsHangAndJoinUnevenInputsSimulated) {
+  const WhatIfReport r = what_if(testing::map_case(64, 1001, 1));
+  const Warning* w = find_warning(r, code::kDuplicatedSamples);
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(w->message.find("ranks 0-40 then wait forever at step 15"), std::string::npos) << w->message;
+  EXPECT_NE(w->message.find("join_uneven_inputs([model]) (simulated"), std::string::npos) << w->message;
+  EXPECT_NE(w->message.find("every rank completes"), std::string::npos) << w->message;
+}
+
+TEST(WhatIfAdvice, AMultiEpochHangIsWhereTheDdpLoopBlocks) {
+  // 5 ranks, 32 samples in batches of 2: rank 0 gets 4 batches, ranks 1-4 get 3. A DDP loop pairs
+  // collectives by order, so the short ranks' epoch 1 steps pair with rank 0's last epoch-0 step and the
+  // job blocks at epoch 1 step 2 (observed on real Gloo ranks by ranks_training_hang_sweep, config 10).
+  auto c = testing::map_case(5, 32, 2);
+  c.prepare.even_batches = false;
+  c.epochs = 2;
+  const WhatIfReport r = what_if(c);
+  const Warning* w = find_warning(r, code::kUnevenStepsHang);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(evidence_int(*w, "ddp_hang_epoch"), 1);
+  EXPECT_EQ(evidence_int(*w, "ddp_hang_step"), 2);
+  EXPECT_NE(w->message.find("rank 0 at step 3"), std::string::npos) << w->message;
+}
+
+TEST(WhatIfAdvice, IgnoredDataSeedIsFixedBySimulatingTheSeedableSampler) {
+  auto c = testing::map_case(4, 100, 1);
+  c.loader.shuffle = true;
+  c.prepare.data_seed = PythonInt{3};
+  c.prepare.use_seedable_sampler = false;
+  const WhatIfReport r = what_if(c);
+  const Warning* w = find_warning(r, code::kDataSeedIgnored);
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(w->message.find("with --use-seedable-sampler (simulated) SeedableRandomSampler(seed=3)"), std::string::npos)
+      << w->message;
+}
+
+}  // namespace
+}  // namespace accel::analysis
