@@ -2,9 +2,10 @@
 // deterministically, and records the trace the golden schema describes.
 //
 // Ranks that never talk (DataLoaderShard without rng synchronisation) run one after another. Ranks
-// that do (DataLoaderDispatcher, synchronised generators) run one thread each over an InProcessGroup,
-// the same collectives a real job makes; a collective that cannot complete is reported on the ranks
-// that wait in it (error type "Hang"), never waited on.
+// that do (DataLoaderDispatcher, synchronised generators) make the same collectives a real job makes,
+// scheduled one rank after another by a SequentialGroup (their collectives all carry rank 0's data);
+// a collective that cannot complete is reported on the ranks that wait in it (error type "Hang"),
+// never waited on.
 #pragma once
 
 #include <optional>
@@ -20,6 +21,10 @@ namespace accel::sim {
 trace::Trace simulate(const trace::LoaderCase& config);
 trace::Trace simulate(const trace::BatchSamplerShardCase& config);
 trace::Trace simulate(const trace::RandpermCase& config);
+
+// Every rank of a loader case run on its own thread over an InProcessGroup: the reference the
+// sequential schedule is checked against (props), and its fall-back. Rethrows the lowest rank's failure.
+std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& config);
 
 // Any parsed config, whatever its family.
 trace::Trace simulate_case(const trace::CaseConfig& config);
