@@ -8,11 +8,13 @@
 // never waited on.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "core/draw_memo.hpp"
 #include "core/error.hpp"
 #include "trace/trace.hpp"
 
@@ -29,8 +31,10 @@ std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& 
 // Any parsed config, whatever its family.
 trace::Trace simulate_case(const trace::CaseConfig& config);
 
-// One rank of a loader case. `comm` is required when the loader makes collectives.
-trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr);
+// One rank of a loader case. `comm` is required when the loader makes collectives. `draws`, shared by
+// the ranks of one job, lets ranks that draw the same epoch order draw it once.
+trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr,
+                                std::shared_ptr<DrawMemo> draws = nullptr);
 
 // torch.initial_seed() of rank r's process. With torch_manual_seed the user's seed (plus the rank with
 // seed_per_rank); without it torch seeds every process from the OS, so each rank gets its own
