@@ -1,7 +1,8 @@
 // accel-sim's hot paths under Google Benchmark: ids per second (sequential orders, torch-exact shuffles),
 // a full R=64 x N=1e6 simulation and what-if, the trace of each loader family at R=1024 x N=1e5, the
 // R=4096 x N=1e9 coverage audit (time and peak RSS, each in its own child process so one audit's memory
-// does not hide another's), and skip_first_batches of 500k batches. Run with bench/run.sh; timings depend on the machine and on what else runs on it.
+// does not hide another's), and skip_first_batches of 500k batches. Run with bench/run.sh; timings depend on
+// the machine and on what else runs on it.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

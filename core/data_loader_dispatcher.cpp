@@ -18,8 +18,9 @@ struct BatchInfo {
 std::vector<std::int64_t> encode(const BatchInfo& info) { return {info.has_batch ? 1 : 0, info.size, info.stop ? 1 : 0}; }
 BatchInfo decode(const std::vector<std::int64_t>& v) { return {v.at(0) != 0, v.at(1), v.at(2) != 0}; }
 
-// Elements [begin, end) of `b` followed by its first `pad` elements (the completed final batch), clipped
-// to that length: one rank's slice, read from the broadcast batch every rank shares.
+// Elements [begin, end) of `b` followed by the first `pad_from_first` elements of `first` (the completed
+// final batch), clipped to that length: one rank's slice, read out of the broadcast batch every rank shares
+// rather than out of a padded copy of it.
 Batch slice(const Batch& b, std::int64_t pad_from_first, const Batch& first, std::int64_t begin, std::int64_t end) {
   const auto n = static_cast<std::int64_t>(b.size());
   const std::int64_t total = n + pad_from_first;
@@ -27,7 +28,9 @@ Batch slice(const Batch& b, std::int64_t pad_from_first, const Batch& first, std
   end = std::clamp<std::int64_t>(end, begin, total);
   Batch out;
   out.reserve(static_cast<std::size_t>(end - begin));
-  for (std::int64_t i = begin; i < end; ++i) out.push_back(i < n ? b[static_cast<std::size_t>(i)] : first[static_cast<std::size_t>(i - n)]);
+  for (std::int64_t i = begin; i < end; ++i) {
+    out.push_back(i < n ? b[static_cast<std::size_t>(i)] : first[static_cast<std::size_t>(i - n)]);
+  }
   return out;
 }
 

@@ -109,7 +109,8 @@ SampleOrder DataLoaderShard::next_order() {
   const TorchVersion version = iterable_->torch_version;
   if (!memo_) return randperm_order(n, dataset_->generator, version);
   const DrawMemo::Key key{DrawMemo::Source::DatasetRandperm, n, n, false, version, dataset_->generator.state()};
-  return memo_->draw(key, dataset_->generator, [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
+  return memo_->draw(key, dataset_->generator,
+                     [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
 }
 
 LoaderPass DataLoaderShard::iterate(Communicator* comm) {

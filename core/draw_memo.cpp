@@ -13,7 +13,8 @@ SampleOrder DrawMemo::draw(const Key& key, TorchGenerator& gen, const std::funct
   }
   SampleOrder order = f(gen);  // outside the lock: other ranks' hits need not wait for a draw
   std::lock_guard<std::mutex> lock(mu_);
-  if (stored_ + order.size() <= budget_ && drawn_.emplace(key, Drawn{order, gen.state()}).second) stored_ += order.size();
+  if (stored_ + order.size() <= budget_ && drawn_.emplace(key, Drawn{order, gen.state()}).second)
+    stored_ += order.size();
   return order;
 }
 

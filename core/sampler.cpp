@@ -95,8 +95,8 @@ SampleOrder draw_ids(const SamplerOptions& o, std::int64_t count, TorchGenerator
 
 SampleOrder Sampler::draw(TorchGenerator& gen) const {
   if (!memo_) return draw_uncached(gen);
-  const DrawMemo::Key key{DrawMemo::Source::Sampler, options_.dataset_len, size(), options_.replacement,
-                          options_.torch_version, gen.state()};
+  const DrawMemo::Key key{DrawMemo::Source::Sampler, options_.dataset_len,   size(),
+                          options_.replacement,      options_.torch_version, gen.state()};
   return memo_->draw(key, gen, [this](TorchGenerator& g) { return draw_uncached(g); });
 }
 

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "core/dispatch_plan.hpp"
-#include "sim/simulator.hpp"
 #include "oracle.hpp"
 #include "properties.hpp"
+#include "sim/simulator.hpp"
 
 namespace accel::props {
 
@@ -123,7 +123,8 @@ void dispatch_plan_equals_dispatcher() {
 // 2^64 - 1, so rank 0 alone (the only rank that draws) raises on the second pass before its broadcast
 // and the other ranks wait forever in it. Threads limit the worlds to 16 ranks here.
 void sequential_schedule_equals_threaded_group() {
-  const auto [c, choices] = *gen_drawn({.only_dispatch = true, .max_dispatch_ranks = 16, .max_dispatch_len = 300}, 1, 3);
+  const auto [c, choices] =
+      *gen_drawn({.only_dispatch = true, .max_dispatch_ranks = 16, .max_dispatch_len = 300}, 1, 3);
   trace::LoaderCase lc = loader_case(c, choices.count);
   trace::Json config = config_json(c, choices.count);
   const bool overflow = choices.flag && !c.iterable() && c.shuffle;

@@ -43,7 +43,8 @@ class SequentialGroup::Endpoint final : public Communicator {
   Batch broadcast(Batch batch, std::int64_t root) override {
     return *broadcast_shared(std::make_shared<const Batch>(std::move(batch)), 0, root);
   }
-  std::shared_ptr<const Batch> broadcast_shared(std::shared_ptr<const Batch> batch, std::int64_t, std::int64_t root) override {
+  std::shared_ptr<const Batch> broadcast_shared(std::shared_ptr<const Batch> batch, std::int64_t,
+                                                std::int64_t root) override {
     if (root != 0) throw Unschedulable{};
     if (record_) {
       enter("broadcast");
@@ -122,9 +123,11 @@ bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>
     if (hang) {
       // Collective #m: entered by every rank that got past m collectives, never by the others.
       std::vector<std::int64_t> waiting, missing;
-      for (std::int64_t r = 0; r < world_; ++r) (entered[static_cast<std::size_t>(r)] > m ? waiting : missing).push_back(r);
-      const std::string op = waiting.front() == 0 || m < logged ? log_[static_cast<std::size_t>(m)].op
-                                                               : *blocked_op[static_cast<std::size_t>(waiting.front())];
+      for (std::int64_t r = 0; r < world_; ++r)
+        (entered[static_cast<std::size_t>(r)] > m ? waiting : missing).push_back(r);
+      const std::string op = waiting.front() == 0 || m < logged
+                                 ? log_[static_cast<std::size_t>(m)].op
+                                 : *blocked_op[static_cast<std::size_t>(waiting.front())];
       const CollectiveError error("collective #" + std::to_string(m) + " (" + op + ") would hang: ranks " +
                                       ranks_text(waiting) + " entered it, ranks " + ranks_text(missing) +
                                       " finished without entering it",
@@ -138,7 +141,8 @@ bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>
   } catch (const Unschedulable&) {
     return false;
   }
-  for (auto& f : failures) if (f) std::rethrow_exception(f);
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
   return true;
 }
 

@@ -9,8 +9,8 @@
 #include "core/randperm.hpp"
 #include "core/sampler.hpp"
 #include "in_process_group.hpp"
-#include "sequential_group.hpp"
 #include "metrics_simulator.hpp"
+#include "sequential_group.hpp"
 #include "training_simulator.hpp"
 
 namespace accel::sim {
@@ -136,7 +136,8 @@ std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& 
       failures[static_cast<std::size_t>(r)] = std::current_exception();
     }
   });
-  for (auto& f : failures) if (f) std::rethrow_exception(f);
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
   return ranks;
 }
 
@@ -247,7 +248,8 @@ trace::Trace simulate(const trace::LoaderCase& config) {
       });
       if (!scheduled) ranks = simulate_ranks_threaded(config);
     } else {
-      for (std::int64_t r = 0; r < world; ++r) ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, nullptr, draws);
+      for (std::int64_t r = 0; r < world; ++r)
+        ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, nullptr, draws);
     }
   } catch (const AccelerateError& e) {
     t.error = case_error(config, e);

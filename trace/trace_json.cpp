@@ -421,8 +421,10 @@ void write_trace(std::ostream& os, const std::string& case_name, const Json& con
     for (std::size_t i = 0; i < count; ++i) {
       const Json r = ranks ? rank_json((*ranks)[i]) : shard_rank_json((*shards)[i]);
       os << (i ? ",\n" : "") << "    ";
-      if (is_record_of_scalars(r)) dump_one_line(os, r);
-      else dump_into(os, r, 4);
+      if (is_record_of_scalars(r))
+        dump_one_line(os, r);
+      else
+        dump_into(os, r, 4);
     }
     os << "\n  ]";
   }

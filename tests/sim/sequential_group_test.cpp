@@ -71,7 +71,8 @@ std::vector<std::string> hangs(bool sequential, const std::vector<int>& counts) 
 }
 
 TEST(SequentialGroup, HangsWhereTheThreadedGroupHangs) {
-  for (const auto& counts : std::vector<std::vector<int>>{{3, 3, 3}, {2, 3, 3}, {3, 2, 3, 1}, {3, 4, 4}, {0, 1, 1}, {4, 4, 2}}) {
+  for (const auto& counts :
+       std::vector<std::vector<int>>{{3, 3, 3}, {2, 3, 3}, {3, 2, 3, 1}, {3, 4, 4}, {0, 1, 1}, {4, 4, 2}}) {
     EXPECT_EQ(hangs(true, counts), hangs(false, counts));
   }
 }
@@ -103,8 +104,9 @@ TEST(SequentialGroup, SeedOverflowOnRankZeroHangsTheOtherRanksLikeTheThreadedRun
   }
   ASSERT_TRUE(sequential[1].error.has_value());
   EXPECT_EQ(sequential[1].error->type, "Hang");
-  EXPECT_EQ(sequential[1].error->message,
-            "collective #5 (broadcast_object_list) would hang: ranks 1, 2 entered it, ranks 0 finished without entering it");
+  EXPECT_EQ(
+      sequential[1].error->message,
+      "collective #5 (broadcast_object_list) would hang: ranks 1, 2 entered it, ranks 0 finished without entering it");
 }
 
 }  // namespace
