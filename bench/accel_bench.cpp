@@ -1,7 +1,8 @@
 // accel-sim's hot paths under Google Benchmark: ids per second (sequential orders, torch-exact shuffles),
-// a full R=64 x N=1e6 simulation and what-if, the R=4096 x N=1e9 coverage audit (time and peak RSS, each
-// in its own child process so one audit's memory does not hide another's), and skip_first_batches of
-// 500k batches. Run with bench/run.sh; timings depend on the machine and on what else runs on it.
+// a full R=64 x N=1e6 simulation and what-if, the trace of each loader family at R=1024 x N=1e5, the
+// R=4096 x N=1e9 coverage audit (time and peak RSS, each in its own child process so one audit's memory
+// does not hide another's), and skip_first_batches of 500k batches. Run with bench/run.sh; timings depend on
+// the machine and on what else runs on it.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <ostream>
+#include <streambuf>
 #include <vector>
 
 #include "core/batch_sampler_shard.hpp"
@@ -17,6 +20,7 @@
 #include "core/randperm.hpp"
 #include "analysis/what_if.hpp"
 #include "sim/simulator.hpp"
+#include "trace/trace_json.hpp"
 
 namespace {
 
@@ -122,6 +126,47 @@ void BM_WhatIf(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(analysis::what_if(c));
 }
 BENCHMARK(BM_WhatIf)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// `accel-sim trace` of each family at R=1024 x N=1e5, batch 8 (simulation and the streamed JSON, written
+// to a stream that discards it): the dispatcher (map-style, seedable shuffle: rank 0 draws, every rank
+// slices one shared broadcast batch), BatchSamplerShard (map-style, seedable shuffle: one draw shared by
+// every rank), IterableDatasetShard (a dataset generator's randperm) and the dispatched iterable dataset
+// (the Accelerator's default for iterable datasets). items_per_second counts samples of the dataset.
+enum class Family { Dispatcher, MapShard, IterableShard, IterableDispatched };
+
+trace::LoaderCase family_job(Family f, std::int64_t ranks, std::int64_t n) {
+  trace::LoaderCase c = job(ranks, n, 8, f == Family::Dispatcher || f == Family::MapShard);
+  if (f == Family::Dispatcher || f == Family::IterableDispatched) {
+    c.prepare.dispatch_batches = true;
+    c.prepare.put_on_device = true;
+  }
+  if (f == Family::IterableShard || f == Family::IterableDispatched) c.loader.dataset_kind = DatasetKind::Iterable;
+  if (f == Family::IterableShard) c.loader.dataset_generator_seed = 0;
+  return c;
+}
+
+struct Discard : std::streambuf {
+  int overflow(int c) override { return c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+void BM_Trace(benchmark::State& state) {
+  const auto family = static_cast<Family>(state.range(0));
+  const trace::LoaderCase c = family_job(family, 1024, 100'000);
+  const trace::Json config = {{"api", "prepare_data_loader"}};
+  Discard sink;
+  std::ostream out(&sink);
+  for (auto _ : state) {
+    const trace::Trace t = sim::simulate(c);
+    trace::write_trace(out, "bench", config, t);
+  }
+  state.SetItemsProcessed(state.iterations() * 100'000);
+  state.SetLabel(family == Family::Dispatcher      ? "DataLoaderDispatcher (map, seedable shuffle)"
+                 : family == Family::MapShard      ? "BatchSamplerShard (seedable shuffle)"
+                 : family == Family::IterableShard ? "IterableDatasetShard (dataset generator)"
+                                                   : "DataLoaderDispatcher (iterable)");
+}
+BENCHMARK(BM_Trace)->ArgName("family")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 // The R=4096 x N=1e9, batch 32 what-if (its full coverage audit) in a child process: wall time and the
 // child's own peak RSS (wait4's rusage).

@@ -9,6 +9,9 @@
 # 2. `accel-sim --ranks 64 --dataset-len 1001` as a whole process (hyperfine when installed, else a loop).
 # 3. The CLI's R=4096 x N=1e9, batch 32 what-if, sequential and shuffled: wall time and peak RSS
 #    (/usr/bin/time).
+# 4. `accel-sim trace` of each family (dispatcher, BatchSamplerShard, IterableDatasetShard, dispatched
+#    iterable) at R=1024 x N=1e5 and R=4096 x N=1e6, batch 8: wall time, peak RSS and trace size; and the
+#    --epochs 100000000 run, which accel-sim refuses (exit 2, input limit: README, Input limits).
 # Builds into build/ (Release, at most 2 jobs). Timings are only as quiet as the machine: the load
 # average is printed first; rerun when it is near 0 for figures worth quoting.
 set -euo pipefail
@@ -57,3 +60,45 @@ echo "shuffled (SeedableRandomSampler, torch 2.6: inside-out randperm):"
 timed "$build/accel-sim" --ranks 4096 --dataset-len 1000000000 --batch-size 32 --shuffle --seed 1
 echo "shuffled, torch 1.13 (forward randperm):"
 timed "$build/accel-sim" --ranks 4096 --dataset-len 1000000000 --batch-size 32 --shuffle --seed 1 --torch-version 1.13
+
+echo
+echo "== accel-sim trace per family, batch 8 (wall, peak RSS; the trace goes to a file to count its size)"
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+traced() {
+  local name="$1"
+  shift
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "  $name: %e s wall, peak RSS %M KiB" "$@" >"$out"
+  else
+    local start end
+    start=$(date +%s%N)
+    "$@" >"$out"
+    end=$(date +%s%N)
+    echo "  $name: $(( (end - start) / 1000000 )) ms wall"
+  fi
+  echo "    trace $(( $(stat -c %s "$out") / 1024 )) KiB"
+}
+pdl=(--api prepare_data_loader)
+for size in "1024 100000" "4096 1000000"; do
+  set -- $size
+  echo "R=$1 x N=$2:"
+  traced "dispatcher, seedable shuffle" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" --dataset-len "$2" \
+    --batch-size 8 --shuffle --seed 42 --dispatch-batches --put-on-device
+  traced "BatchSamplerShard, seedable shuffle" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" --dataset-len "$2" \
+    --batch-size 8 --shuffle --seed 42
+  traced "BatchSamplerShard, Accelerator + RandomSampler (synchronised generator)" "$build/accel-sim" trace \
+    --ranks "$1" --dataset-len "$2" --batch-size 8 --shuffle --set-seed 42
+  traced "IterableDatasetShard, dataset generator" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" \
+    --dataset-len "$2" --batch-size 8 --dataset iterable --dataset-generator
+  traced "dispatched iterable (Accelerator default)" "$build/accel-sim" trace --ranks "$1" --dataset-len "$2" \
+    --batch-size 8 --dataset iterable
+done
+echo "--ranks 2 --dataset-len 10 --epochs 100000000 (refused: exit 2 expected):"
+for cmd in "" trace; do
+  set +e
+  "$build/accel-sim" $cmd --ranks 2 --dataset-len 10 --epochs 100000000 >/dev/null 2>&1
+  rc=$?
+  set -e
+  echo "  accel-sim ${cmd:-(what-if)}: exit $rc"
+done

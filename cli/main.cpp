@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "cli/compare_reference.hpp"
@@ -82,9 +83,17 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const ac
   const std::string name = file.is_object() && file.contains("case") && file["case"].is_string()
                                ? file["case"].get<std::string>()
                                : std::string("cli");
-  Json out = simulated_trace(name, config);
-  if (file.is_object() && file.contains("family") && file["family"].is_string()) out["family"] = file["family"];
-  std::cout << accel::trace::dump(out);
+  std::optional<Json> family;
+  if (file.is_object() && file.contains("family") && file["family"].is_string()) family = file["family"];
+  if (accel::trace::is_resume_config(config)) {
+    Json out = simulated_trace(name, config);
+    if (family) out["family"] = *family;
+    std::cout << accel::trace::dump(out);
+    return 0;
+  }
+  // Written as it is produced: a trace of thousands of ranks never exists as one JSON document.
+  const auto trace = accel::sim::simulate_case(accel::trace::parse_config(config));
+  accel::trace::write_trace(std::cout, name, config, trace, family);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,15 @@ class Communicator {
   virtual std::vector<std::int64_t> broadcast_object(std::vector<std::int64_t> object, std::int64_t root) = 0;
   // broadcast of a batch tensor from `root`.
   virtual Batch broadcast(Batch batch, std::int64_t root) = 0;
+  // The same broadcast for a caller that only reads the batch: `batch` is root's (ignored on other
+  // ranks), `size` its length, which every rank knows from the broadcast_object before it. A simulator
+  // hands every rank one shared buffer instead of a copy each (R copies of an R-rank batch is O(R^2) per
+  // step); the default is a plain broadcast into a buffer of `size`.
+  virtual std::shared_ptr<const Batch> broadcast_shared(std::shared_ptr<const Batch> batch, std::int64_t size,
+                                                        std::int64_t root) {
+    Batch buffer = rank() == root && batch ? *batch : Batch(static_cast<std::size_t>(size), 0);
+    return std::make_shared<const Batch>(broadcast(std::move(buffer), root));
+  }
   // all_gather of one batch per rank (gather_for_metrics), in rank order.
   virtual std::vector<Batch> all_gather(const Batch& batch) = 0;
   virtual void barrier() = 0;

@@ -18,11 +18,20 @@ struct BatchInfo {
 std::vector<std::int64_t> encode(const BatchInfo& info) { return {info.has_batch ? 1 : 0, info.size, info.stop ? 1 : 0}; }
 BatchInfo decode(const std::vector<std::int64_t>& v) { return {v.at(0) != 0, v.at(1), v.at(2) != 0}; }
 
-Batch slice(const Batch& b, std::int64_t begin, std::int64_t end) {
+// Elements [begin, end) of `b` followed by the first `pad_from_first` elements of `first` (the completed
+// final batch), clipped to that length: one rank's slice, read out of the broadcast batch every rank shares
+// rather than out of a padded copy of it.
+Batch slice(const Batch& b, std::int64_t pad_from_first, const Batch& first, std::int64_t begin, std::int64_t end) {
   const auto n = static_cast<std::int64_t>(b.size());
-  begin = std::clamp<std::int64_t>(begin, 0, n);
-  end = std::clamp<std::int64_t>(end, begin, n);
-  return Batch(b.begin() + begin, b.begin() + end);
+  const std::int64_t total = n + pad_from_first;
+  begin = std::clamp<std::int64_t>(begin, 0, total);
+  end = std::clamp<std::int64_t>(end, begin, total);
+  Batch out;
+  out.reserve(static_cast<std::size_t>(end - begin));
+  for (std::int64_t i = begin; i < end; ++i) {
+    out.push_back(i < n ? b[static_cast<std::size_t>(i)] : first[static_cast<std::size_t>(i - n)]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -157,7 +166,8 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
   set_epoch(iteration_);
   BaseIterator it(*this);
   stop_iteration_ = false;
-  std::optional<Batch> first_batch;
+  // The epoch's first dispatched batch, whose first num_processes samples complete a short final one.
+  std::shared_ptr<const Batch> first_batch;
   try {
     Fetched next = fetch(it, comm);
     std::int64_t batch_index = 0;
@@ -176,9 +186,11 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
                               "Unsupported types (<class 'NoneType'>) passed to `_gpu_broadcast_one`. Only nested "
                               "list/tuple/dicts of objects that are valid for `is_torch_tensor` should be passed.");
       }
-      if (r != 0) current.batch.assign(static_cast<std::size_t>(current.info.size), 0);
-      Batch batch = comm.broadcast(std::move(current.batch), 0);
-      if (!options_.drop_last && !first_batch) first_batch = slice(batch, 0, R);
+      std::shared_ptr<const Batch> sent;
+      if (r == 0) sent = std::make_shared<const Batch>(std::move(current.batch));
+      const std::shared_ptr<const Batch> received = comm.broadcast_shared(std::move(sent), current.info.size, 0);
+      const Batch& batch = *received;
+      if (!options_.drop_last && !first_batch) first_batch = received;
       const auto observed = static_cast<std::int64_t>(batch.size());
       std::int64_t per_rank = observed / R;
       stop = stop_iteration_;
@@ -186,11 +198,12 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
         next = fetch(it, comm);
         if (stop_iteration_ && !next.info.has_batch) stop = true;
       }
+      std::int64_t pad = 0;
       if (!options_.drop_last && stop && observed % R != 0 && !mutant(Mutation::DispatcherTailPadMissing)) {
-        batch.insert(batch.end(), first_batch->begin(), first_batch->end());
+        pad = std::min<std::int64_t>(R, static_cast<std::int64_t>(first_batch->size()));
         per_rank += 1;
       }
-      Batch mine = slice(batch, r * per_rank, (r + 1) * per_rank);
+      Batch mine = slice(batch, pad, pad ? *first_batch : batch, r * per_rank, (r + 1) * per_rank);
       if (stop) remainder = observed;
       if (batch_index >= skip_dispatched_) {
         pass.batches.push_back(std::move(mine));

@@ -95,13 +95,22 @@ void DataLoaderShard::synchronize(Communicator& comm) {
   }
 }
 
+void DataLoaderShard::share_draws(std::shared_ptr<DrawMemo> memo) {
+  if (sampler_) sampler_->share_draws(memo);
+  memo_ = std::move(memo);
+}
+
 SampleOrder DataLoaderShard::next_order() {
   if (map_) return sampler_->iterate_in_loader();
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
   if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
-  return randperm_order(n, dataset_->generator, iterable_->torch_version);
+  const TorchVersion version = iterable_->torch_version;
+  if (!memo_) return randperm_order(n, dataset_->generator, version);
+  const DrawMemo::Key key{DrawMemo::Source::DatasetRandperm, n, n, false, version, dataset_->generator.state()};
+  return memo_->draw(key, dataset_->generator,
+                     [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
 }
 
 LoaderPass DataLoaderShard::iterate(Communicator* comm) {

@@ -18,6 +18,7 @@
 #include "batch.hpp"
 #include "batch_sampler_shard.hpp"
 #include "communicator.hpp"
+#include "draw_memo.hpp"
 #include "iterable_dataset_shard.hpp"
 #include "sample_order.hpp"
 #include "sampler.hpp"
@@ -96,6 +97,9 @@ class DataLoaderShard {
   void set_process_generator_state(const GeneratorState& state);
 
   void set_epoch(std::int64_t epoch);
+  // Epoch orders are drawn through `memo`, shared with the other ranks' loaders (and with every loader
+  // skip_first_batches derives from this one): see DrawMemo.
+  void share_draws(std::shared_ptr<DrawMemo> memo);
   // `comm` is needed only when the generator is synchronised.
   LoaderPass iterate(Communicator* comm = nullptr);
 
@@ -112,6 +116,7 @@ class DataLoaderShard {
   std::optional<IterableLoaderOptions> iterable_;
   std::shared_ptr<Sampler> sampler_;
   std::shared_ptr<DatasetState> dataset_;
+  std::shared_ptr<DrawMemo> memo_;
   std::optional<std::int64_t> skip_;
   std::int64_t iteration_ = 0;
   bool synchronize_ = false;

@@ -94,6 +94,13 @@ SampleOrder draw_ids(const SamplerOptions& o, std::int64_t count, TorchGenerator
 }  // namespace
 
 SampleOrder Sampler::draw(TorchGenerator& gen) const {
+  if (!memo_) return draw_uncached(gen);
+  const DrawMemo::Key key{DrawMemo::Source::Sampler, options_.dataset_len,   size(),
+                          options_.replacement,      options_.torch_version, gen.state()};
+  return memo_->draw(key, gen, [this](TorchGenerator& g) { return draw_uncached(g); });
+}
+
+SampleOrder Sampler::draw_uncached(TorchGenerator& gen) const {
   if (options_.dataset_len < (std::int64_t{1} << 32)) return draw_ids<IdVector32>(options_, size(), gen);
   return draw_ids<IdVector64>(options_, size(), gen);
 }

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
+#include "draw_memo.hpp"
 #include "randperm.hpp"
 #include "sample_order.hpp"
 #include "torch_generator.hpp"
@@ -81,13 +83,18 @@ class Sampler {
   // the sampler: one process (both draw from the global generator) or a user's DataLoader(generator=g).
   SampleOrder iterate_in_loader();
 
+  // Draws through `memo`, shared with samplers that would make the same draws (other simulated ranks).
+  void share_draws(std::shared_ptr<DrawMemo> memo) noexcept { memo_ = std::move(memo); }
+
  private:
   SampleOrder draw(TorchGenerator& gen) const;
+  SampleOrder draw_uncached(TorchGenerator& gen) const;
 
   SamplerOptions options_;
   std::int64_t epoch_ = 0;
   TorchGenerator generator_;         // the sampler's own generator (Random with generator_seed)
   TorchGenerator global_generator_;  // the process's default generator
+  std::shared_ptr<DrawMemo> memo_;
 };
 
 }  // namespace accel

@@ -33,8 +33,8 @@ std::string first_difference(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-// Same config and seed, byte-identical trace JSON: dispatching configs included, whose ranks run as
-// threads over in-process collectives.
+// Same config and seed, byte-identical trace JSON: dispatching configs included, whose ranks talk over
+// in-process collectives (scheduled one after another; the threaded group in Dispatch.*ThreadedGroup).
 void trace_json_is_byte_identical_for_the_same_config() {
   const auto [c, choices] = *gen_drawn({.dispatch = true, .max_rare_ranks = 256}, 1, 3);
   const std::int64_t epochs = choices.count;

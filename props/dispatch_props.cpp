@@ -3,10 +3,12 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/dispatch_plan.hpp"
 #include "oracle.hpp"
 #include "properties.hpp"
+#include "sim/simulator.hpp"
 
 namespace accel::props {
 
@@ -113,6 +115,29 @@ void dispatch_plan_equals_dispatcher() {
       RC_ASSERT(pass.end_of_dataloader == eod);
     }
   }
+}
+
+// The simulator schedules talking ranks one after another (SequentialGroup) instead of a thread each over
+// InProcessGroup: both give every rank the same trace, byte for byte, dispatched map and iterable loaders
+// with skips and several passes, and the hangs too: with choices.flag a map shuffle's data_seed is
+// 2^64 - 1, so rank 0 alone (the only rank that draws) raises on the second pass before its broadcast
+// and the other ranks wait forever in it. Threads limit the worlds to 16 ranks here.
+void sequential_schedule_equals_threaded_group() {
+  const auto [c, choices] =
+      *gen_drawn({.only_dispatch = true, .max_dispatch_ranks = 16, .max_dispatch_len = 300}, 1, 3);
+  trace::LoaderCase lc = loader_case(c, choices.count);
+  trace::Json config = config_json(c, choices.count);
+  const bool overflow = choices.flag && !c.iterable() && c.shuffle;
+  if (overflow) {
+    lc.prepare.data_seed = PythonInt(std::numeric_limits<std::uint64_t>::max());
+    config["data_seed"] = std::numeric_limits<std::uint64_t>::max();
+  }
+  RC_TAG(overflow && choices.count > 1 ? "seed overflow hang" : "no hang");
+  const trace::Trace sequential = sim::simulate(lc);
+  trace::Trace threaded;
+  threaded.body = sim::simulate_ranks_threaded(lc);
+  RC_ASSERT(!sequential.error.has_value());
+  RC_ASSERT(trace::dump(trace::to_json("p", config, sequential)) == trace::dump(trace::to_json("p", config, threaded)));
 }
 
 }  // namespace accel::props

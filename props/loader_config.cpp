@@ -37,7 +37,7 @@ rc::Gen<LoaderConfig> gen_loader_config(GenSpec spec) {
                     : spec.iterable   ? rc::gen::map(int_in(0, 1), [](std::int64_t k) { return k ? DatasetKind::Iterable : DatasetKind::Map; })
                                       : rc::gen::just(DatasetKind::Map);
   const auto flag = [](bool allowed) { return allowed ? rc::gen::arbitrary<bool>() : rc::gen::just(false); };
-  // Dispatching cases cost the most (threads and collectives): one in four where they are optional.
+  // Dispatching cases cost the most (collectives every step): one in four where they are optional.
   const auto one_in_four = [](bool allowed) {
     return allowed ? rc::gen::map(rc::gen::inRange(0, 4), [](int x) { return x == 3; }) : rc::gen::just(false);
   };

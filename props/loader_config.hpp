@@ -51,13 +51,14 @@ struct GenSpec {
   bool dispatch = false;  // may draw dispatch_batches=True (one case in four)
   bool only_dispatch = false;  // always draws dispatch_batches=True
   bool shuffle = true;
-  // Ranks are 1-64, and one case in ten 1-1024. Dispatching runs one thread per rank over in-process
-  // collectives (2-3 per dispatched batch, each waking every rank and copying every payload to every
-  // rank), so dispatch configs stay at 1-16 ranks and 0-1000 samples.
+  // Ranks are 1-64, and one case in ten 1-1024. Dispatch configs fold that onto 1-256 ranks and 0-5000
+  // samples: the simulator schedules dispatching ranks one after another over one shared broadcast batch
+  // (sim/sequential_group.hpp), so a 256-rank case costs little more than its output. A property that
+  // runs the threaded InProcessGroup (one thread per rank) lowers these.
   std::int64_t max_ranks = 64;
   std::int64_t max_rare_ranks = 1024;
-  std::int64_t max_dispatch_ranks = 16;
-  std::int64_t max_dispatch_len = 1000;
+  std::int64_t max_dispatch_ranks = 256;
+  std::int64_t max_dispatch_len = 5000;
   std::int64_t min_len = 0;
   std::int64_t max_len = 5000;
   std::int64_t max_batch = 32;

@@ -23,6 +23,7 @@ void seedable_sampler_order_per_epoch_and_rank();
 // 7. dispatch_props.cpp
 void dispatcher_equals_shard_on_full_steps();
 void dispatch_plan_equals_dispatcher();
+void sequential_schedule_equals_threaded_group();
 // 8. replay_props.cpp
 void map_direct_equals_replay();
 void iterable_direct_equals_replay();

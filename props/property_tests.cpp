@@ -19,6 +19,7 @@ ACCEL_PROP(Determinism, ADifferentSeedGivesADifferentTrace, a_different_seed_giv
 ACCEL_PROP(Determinism, SeedableSamplerOrderPerEpochAndRank, seedable_sampler_order_per_epoch_and_rank)
 ACCEL_PROP(Dispatch, EqualsShardOnFullSteps, dispatcher_equals_shard_on_full_steps)
 ACCEL_PROP(Dispatch, PlanEqualsDispatcher, dispatch_plan_equals_dispatcher)
+ACCEL_PROP(Dispatch, SequentialScheduleEqualsThreadedGroup, sequential_schedule_equals_threaded_group)
 ACCEL_PROP(DirectVsReplay, MapShard, map_direct_equals_replay)
 ACCEL_PROP(DirectVsReplay, IterableShard, iterable_direct_equals_replay)
 ACCEL_PROP(DirectVsReplay, EpochPlanEqualsSimulation, epoch_plan_equals_simulation)

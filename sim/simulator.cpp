@@ -10,6 +10,7 @@
 #include "core/sampler.hpp"
 #include "in_process_group.hpp"
 #include "metrics_simulator.hpp"
+#include "sequential_group.hpp"
 #include "training_simulator.hpp"
 
 namespace accel::sim {
@@ -124,6 +125,22 @@ void run_ranks_together(std::int64_t world, F per_rank) {
 
 }  // namespace
 
+std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& config) {
+  const std::int64_t world = config.prepare.num_processes;
+  std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
+  run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
+    try {
+      ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
+    } catch (...) {
+      failures[static_cast<std::size_t>(r)] = std::current_exception();
+    }
+  });
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
+  return ranks;
+}
+
 trace::ErrorRecord case_error(const trace::LoaderCase& config, const AccelerateError& e) {
   trace::ErrorRecord r = record(e);
   if (config.api == "accelerator") {
@@ -165,8 +182,10 @@ bool needs_communicator(const trace::LoaderCase& config) {
   return resolve_dispatch_batches(config.loader, config.prepare) || config.prepare.synchronize_generator;
 }
 
-trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm) {
+trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm,
+                                std::shared_ptr<DrawMemo> draws) {
   PreparedLoader prepared = prepare_data_loader(config.loader, options_for_rank(config, rank));
+  if (auto* shard = std::get_if<DataLoaderShard>(&prepared); shard && draws) shard->share_draws(std::move(draws));
   trace::RankRecord out;
   out.rank = rank;
   std::visit([&](auto& loader) { out.attributes = attributes_of(loader, class_of(loader)); }, prepared);
@@ -218,18 +237,19 @@ trace::Trace simulate(const trace::LoaderCase& config) {
     }
     // Configuration errors are the same on every rank: rank 0 reports them for the case.
     (void)prepare_data_loader(config.loader, options_for_rank(config, 0));
+    // Ranks that share their epoch orders draw each once (ranks that shuffle differently share none).
+    const auto draws = ranks_shuffle_differently(config) ? nullptr : std::make_shared<DrawMemo>();
     if (needs_communicator(config)) {
-      std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
-      run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
-        try {
-          ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
-        } catch (...) {
-          failures[static_cast<std::size_t>(r)] = std::current_exception();
-        }
+      // One rank after another (every collective a loader makes is rooted at rank 0); the threaded
+      // group only for a pattern that cannot be scheduled so.
+      SequentialGroup group(world);
+      const bool scheduled = group.run([&](std::int64_t r, Communicator& comm) {
+        ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm, draws);
       });
-      for (auto& f : failures) if (f) std::rethrow_exception(f);
+      if (!scheduled) ranks = simulate_ranks_threaded(config);
     } else {
-      for (std::int64_t r = 0; r < world; ++r) ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r);
+      for (std::int64_t r = 0; r < world; ++r)
+        ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, nullptr, draws);
     }
   } catch (const AccelerateError& e) {
     t.error = case_error(config, e);

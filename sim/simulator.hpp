@@ -2,16 +2,19 @@
 // deterministically, and records the trace the golden schema describes.
 //
 // Ranks that never talk (DataLoaderShard without rng synchronisation) run one after another. Ranks
-// that do (DataLoaderDispatcher, synchronised generators) run one thread each over an InProcessGroup,
-// the same collectives a real job makes; a collective that cannot complete is reported on the ranks
-// that wait in it (error type "Hang"), never waited on.
+// that do (DataLoaderDispatcher, synchronised generators) make the same collectives a real job makes,
+// scheduled one rank after another by a SequentialGroup (their collectives all carry rank 0's data);
+// a collective that cannot complete is reported on the ranks that wait in it (error type "Hang"),
+// never waited on.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "core/draw_memo.hpp"
 #include "core/error.hpp"
 #include "trace/trace.hpp"
 
@@ -21,11 +24,17 @@ trace::Trace simulate(const trace::LoaderCase& config);
 trace::Trace simulate(const trace::BatchSamplerShardCase& config);
 trace::Trace simulate(const trace::RandpermCase& config);
 
+// Every rank of a loader case run on its own thread over an InProcessGroup: the reference the
+// sequential schedule is checked against (props), and its fall-back. Rethrows the lowest rank's failure.
+std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& config);
+
 // Any parsed config, whatever its family.
 trace::Trace simulate_case(const trace::CaseConfig& config);
 
-// One rank of a loader case. `comm` is required when the loader makes collectives.
-trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr);
+// One rank of a loader case. `comm` is required when the loader makes collectives. `draws`, shared by
+// the ranks of one job, lets ranks that draw the same epoch order draw it once.
+trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr,
+                                std::shared_ptr<DrawMemo> draws = nullptr);
 
 // torch.initial_seed() of rank r's process. With torch_manual_seed the user's seed (plus the rank with
 // seed_per_rank); without it torch seeds every process from the OS, so each rank gets its own

@@ -175,65 +175,64 @@ Json attr_errors_json(const std::map<std::string, ErrorRecord>& errors) {
   return j;
 }
 
-Json ranks_json(const std::vector<RankRecord>& ranks) {
-  Json out = Json::array();
-  for (const RankRecord& r : ranks) {
-    Json j;
-    j["rank"] = r.rank;
-    j["loader_class"] = r.attributes.loader_class;
-    j["len"] = optional_json(r.attributes.len);
-    j["total_batch_size"] = optional_json(r.attributes.total_batch_size);
-    j["total_dataset_length"] = optional_json(r.attributes.total_dataset_length);
-    j["attr_errors"] = attr_errors_json(r.attributes.attr_errors);
-    Json epochs = Json::array();
-    for (const PassRecord& p : r.epochs) {
-      Json e;
-      e["epoch"] = p.epoch;
-      e["loader"] = p.loader == LoaderRole::Prepared ? "prepared" : "skipped";
-      e["set_epoch"] = optional_json(p.set_epoch);
-      if (p.skipped_loader) {
-        const LoaderAttributes& s = *p.skipped_loader;
-        Json sl;
-        sl["len"] = optional_json(s.len);
-        sl["total_batch_size"] = optional_json(s.total_batch_size);
-        sl["total_dataset_length"] = optional_json(s.total_dataset_length);
-        sl["attr_errors"] = attr_errors_json(s.attr_errors);
-        sl["loader_class"] = s.loader_class;
-        e["skipped_loader"] = std::move(sl);
-      }
-      e["batches"] = p.batches;
-      e["end_of_dataloader"] = p.end_of_dataloader;
-      e["remainder"] = p.remainder;
-      e["iteration_after"] = p.iteration_after;
-      e["sampler_epoch_after"] = optional_json(p.sampler_epoch_after);
-      e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
-      epochs.push_back(std::move(e));
+Json rank_json(const RankRecord& r) {
+  Json j;
+  j["rank"] = r.rank;
+  j["loader_class"] = r.attributes.loader_class;
+  j["len"] = optional_json(r.attributes.len);
+  j["total_batch_size"] = optional_json(r.attributes.total_batch_size);
+  j["total_dataset_length"] = optional_json(r.attributes.total_dataset_length);
+  j["attr_errors"] = attr_errors_json(r.attributes.attr_errors);
+  Json epochs = Json::array();
+  for (const PassRecord& p : r.epochs) {
+    Json e;
+    e["epoch"] = p.epoch;
+    e["loader"] = p.loader == LoaderRole::Prepared ? "prepared" : "skipped";
+    e["set_epoch"] = optional_json(p.set_epoch);
+    if (p.skipped_loader) {
+      const LoaderAttributes& s = *p.skipped_loader;
+      Json sl;
+      sl["len"] = optional_json(s.len);
+      sl["total_batch_size"] = optional_json(s.total_batch_size);
+      sl["total_dataset_length"] = optional_json(s.total_dataset_length);
+      sl["attr_errors"] = attr_errors_json(s.attr_errors);
+      sl["loader_class"] = s.loader_class;
+      e["skipped_loader"] = std::move(sl);
     }
-    j["epochs"] = std::move(epochs);
-    if (r.error) j["error"] = error_json(*r.error, true);
-    out.push_back(std::move(j));
+    e["batches"] = p.batches;
+    e["end_of_dataloader"] = p.end_of_dataloader;
+    e["remainder"] = p.remainder;
+    e["iteration_after"] = p.iteration_after;
+    e["sampler_epoch_after"] = optional_json(p.sampler_epoch_after);
+    e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
+    epochs.push_back(std::move(e));
   }
-  return out;
+  j["epochs"] = std::move(epochs);
+  if (r.error) j["error"] = error_json(*r.error, true);
+  return j;
 }
 
-Json shard_ranks_json(const std::vector<ShardRankRecord>& ranks) {
-  Json out = Json::array();
-  for (const ShardRankRecord& r : ranks) {
-    Json j;
-    j["rank"] = r.rank;
-    j["len"] = optional_json(r.len);
-    j["attr_errors"] = attr_errors_json(r.attr_errors);
-    Json epochs = Json::array();
-    for (const ShardPassRecord& p : r.epochs) {
-      Json e;
-      e["epoch"] = p.epoch;
-      e["batches"] = p.batches;
-      e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
-      epochs.push_back(std::move(e));
-    }
-    j["epochs"] = std::move(epochs);
-    out.push_back(std::move(j));
+Json shard_rank_json(const ShardRankRecord& r) {
+  Json j;
+  j["rank"] = r.rank;
+  j["len"] = optional_json(r.len);
+  j["attr_errors"] = attr_errors_json(r.attr_errors);
+  Json epochs = Json::array();
+  for (const ShardPassRecord& p : r.epochs) {
+    Json e;
+    e["epoch"] = p.epoch;
+    e["batches"] = p.batches;
+    e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
+    epochs.push_back(std::move(e));
   }
+  j["epochs"] = std::move(epochs);
+  return j;
+}
+
+template <typename Record>
+Json array_of(const std::vector<Record>& records, Json (*one)(const Record&)) {
+  Json out = Json::array();
+  for (const Record& r : records) out.push_back(one(r));
   return out;
 }
 
@@ -244,7 +243,7 @@ bool is_record_of_scalars(const Json& v) {
   return true;
 }
 
-void dump_one_line(std::ostringstream& os, const Json& v) {
+void dump_one_line(std::ostream& os, const Json& v) {
   os << "{";
   bool first = true;
   for (auto it = v.begin(); it != v.end(); ++it) {
@@ -254,7 +253,7 @@ void dump_one_line(std::ostringstream& os, const Json& v) {
   os << "}";
 }
 
-void dump_into(std::ostringstream& os, const Json& v, int indent) {
+void dump_into(std::ostream& os, const Json& v, int indent) {
   const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
   if (v.is_object()) {
     if (v.empty()) { os << "{}"; return; }
@@ -369,9 +368,9 @@ Json to_json(const std::string& case_name, const Json& config, const Trace& trac
   j["reference"] = std::move(ref);
   j["error"] = trace.error ? error_json(*trace.error, true) : Json(nullptr);
   if (const auto* ranks = std::get_if<std::vector<RankRecord>>(&trace.body)) {
-    j["ranks"] = ranks_json(*ranks);
+    j["ranks"] = array_of(*ranks, rank_json);
   } else if (const auto* shards = std::get_if<std::vector<ShardRankRecord>>(&trace.body)) {
-    j["ranks"] = shard_ranks_json(*shards);
+    j["ranks"] = array_of(*shards, shard_rank_json);
   } else if (const auto* sched = std::get_if<std::vector<SchedulerRankRecord>>(&trace.body)) {
     j["ranks"] = scheduler_ranks_json(*sched);
   } else if (const auto* metrics = std::get_if<std::vector<MetricsRankRecord>>(&trace.body)) {
@@ -389,6 +388,47 @@ Json to_json(const std::string& case_name, const Json& config, const Trace& trac
     j["torch_randperm_seed"] = rp.torch_randperm_seed;
   }
   return j;
+}
+
+void write_trace(std::ostream& os, const std::string& case_name, const Json& config, const Trace& trace,
+                 const std::optional<Json>& family) {
+  const auto* ranks = std::get_if<std::vector<RankRecord>>(&trace.body);
+  const auto* shards = std::get_if<std::vector<ShardRankRecord>>(&trace.body);
+  if (!ranks && !shards) {  // the other families' traces are small: one document
+    Json j = to_json(case_name, config, trace);
+    if (family) j["family"] = *family;
+    os << dump(j);
+    return;
+  }
+  // Everything but the ranks as to_json() has it, then the ranks one at a time, in dump()'s layout: an
+  // object per line of "ranks", each written as dump_into() writes it at that depth.
+  Json head = to_json(case_name, config, Trace{trace.error, RandpermRecord{}});
+  head.erase("epochs");
+  head.erase("torch_randperm_seed");
+  if (family) head["family"] = *family;
+  os << "{\n";
+  for (auto it = head.begin(); it != head.end(); ++it) {
+    os << "  " << Json(it.key()).dump() << ": ";
+    dump_into(os, it.value(), 2);
+    os << ",\n";
+  }
+  os << "  \"ranks\": ";
+  const std::size_t count = ranks ? ranks->size() : shards->size();
+  if (count == 0) {
+    os << "[]";
+  } else {
+    os << "[\n";
+    for (std::size_t i = 0; i < count; ++i) {
+      const Json r = ranks ? rank_json((*ranks)[i]) : shard_rank_json((*shards)[i]);
+      os << (i ? ",\n" : "") << "    ";
+      if (is_record_of_scalars(r))
+        dump_one_line(os, r);
+      else
+        dump_into(os, r, 4);
+    }
+    os << "\n  ]";
+  }
+  os << "\n}\n";
 }
 
 std::string dump(const Json& value) {

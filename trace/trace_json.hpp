@@ -5,6 +5,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +29,11 @@ CaseConfig parse_config(const Json& config);
 
 // The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.
 Json to_json(const std::string& case_name, const Json& config, const Trace& trace);
+
+// dump(to_json(...)) (with `family` in place of the computed one), written as it is produced: the ranks one
+// at a time, so a large trace never exists as one JSON document in memory.
+void write_trace(std::ostream& os, const std::string& case_name, const Json& config, const Trace& trace,
+                 const std::optional<Json>& family = std::nullopt);
 
 // Text in the golden files' layout: pretty-printed, with lists of scalars on one line.
 std::string dump(const Json& value);

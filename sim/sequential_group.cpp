@@ -1,0 +1,149 @@
+#include "sequential_group.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <sstream>
+
+namespace accel::sim {
+namespace {
+
+std::string ranks_text(const std::vector<std::int64_t>& ranks) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
+  return os.str();
+}
+
+}  // namespace
+
+// Rank 0 (recording) or another rank (replaying rank 0's log). `limit` is where this rank cannot go on:
+// the end of rank 0's log on a first run (rank 0 never makes that collective, so the rank would wait:
+// `blocked`), or the hang found after every rank ran, raised as `hang`.
+class SequentialGroup::Endpoint final : public Communicator {
+ public:
+  Endpoint(SequentialGroup& group, std::int64_t rank, bool record, std::int64_t limit,
+           std::optional<CollectiveError> hang)
+      : group_(group), rank_(rank), record_(record), limit_(limit), hang_(std::move(hang)) {}
+
+  std::int64_t rank() const override { return rank_; }
+  std::int64_t world_size() const override { return group_.world_; }
+  std::int64_t entered() const noexcept { return next_; }
+  bool blocked() const noexcept { return blocked_op_.has_value(); }
+  const std::string& blocked_op() const { return *blocked_op_; }
+
+  std::vector<std::int64_t> broadcast_object(std::vector<std::int64_t> object, std::int64_t root) override {
+    if (root != 0) throw Unschedulable{};
+    if (record_) {
+      enter("broadcast_object_list");
+      group_.log_.push_back({"broadcast_object_list", object, nullptr});
+      return object;
+    }
+    return enter("broadcast_object_list").object;
+  }
+  Batch broadcast(Batch batch, std::int64_t root) override {
+    return *broadcast_shared(std::make_shared<const Batch>(std::move(batch)), 0, root);
+  }
+  std::shared_ptr<const Batch> broadcast_shared(std::shared_ptr<const Batch> batch, std::int64_t,
+                                                std::int64_t root) override {
+    if (root != 0) throw Unschedulable{};
+    if (record_) {
+      enter("broadcast");
+      group_.log_.push_back({"broadcast", {}, batch});
+      return batch;
+    }
+    return enter("broadcast").batch;
+  }
+  std::vector<Batch> all_gather(const Batch&) override { throw Unschedulable{}; }  // needs every rank's data
+  void barrier() override {
+    if (record_) {
+      enter("barrier");
+      group_.log_.push_back({"barrier", {}, nullptr});
+      return;
+    }
+    enter("barrier");
+  }
+
+ private:
+  // Counts collective #next_ as entered and returns rank 0's entry for it (recording: nothing yet).
+  const Entry& enter(const std::string& op) {
+    static const Entry kNone;
+    const std::int64_t index = next_++;
+    if (index >= limit_ && !record_) {
+      if (hang_) throw *hang_;
+      blocked_op_ = op;
+      // Placeholder: a rank that waits here is run again, stopped by the real error.
+      throw CollectiveError("blocked", {}, index);
+    }
+    if (record_) return kNone;
+    const Entry& e = group_.log_[static_cast<std::size_t>(index)];
+    if (e.op != op) throw Unschedulable{};
+    return e;
+  }
+
+  SequentialGroup& group_;
+  std::int64_t rank_;
+  bool record_;
+  std::int64_t limit_;
+  std::optional<CollectiveError> hang_;
+  std::int64_t next_ = 0;
+  std::optional<std::string> blocked_op_;
+};
+
+SequentialGroup::SequentialGroup(std::int64_t world_size) : world_(world_size) {}
+
+bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>& per_rank) {
+  const auto R = static_cast<std::size_t>(world_);
+  std::vector<std::exception_ptr> failures(R);
+  std::vector<std::int64_t> entered(R, 0);
+  std::vector<std::optional<std::string>> blocked_op(R);
+  log_.clear();
+  const auto run_one = [&](std::int64_t r, Endpoint& endpoint) {
+    failures[static_cast<std::size_t>(r)] = nullptr;
+    try {
+      per_rank(r, endpoint);
+    } catch (const Unschedulable&) {
+      throw;
+    } catch (...) {
+      failures[static_cast<std::size_t>(r)] = std::current_exception();
+    }
+  };
+  try {
+    Endpoint root(*this, 0, /*record=*/true, 0, std::nullopt);
+    run_one(0, root);
+    const auto logged = static_cast<std::int64_t>(log_.size());
+    entered[0] = logged;
+    for (std::int64_t r = 1; r < world_; ++r) {
+      Endpoint e(*this, r, /*record=*/false, logged, std::nullopt);
+      run_one(r, e);
+      entered[static_cast<std::size_t>(r)] = e.entered();
+      if (e.blocked()) blocked_op[static_cast<std::size_t>(r)] = e.blocked_op();
+    }
+    const std::int64_t m = *std::min_element(entered.begin(), entered.end());
+    const bool hang = std::any_of(entered.begin(), entered.end(), [&](std::int64_t n) { return n != m; });
+    if (hang) {
+      // Collective #m: entered by every rank that got past m collectives, never by the others.
+      std::vector<std::int64_t> waiting, missing;
+      for (std::int64_t r = 0; r < world_; ++r)
+        (entered[static_cast<std::size_t>(r)] > m ? waiting : missing).push_back(r);
+      const std::string op = waiting.front() == 0 || m < logged
+                                 ? log_[static_cast<std::size_t>(m)].op
+                                 : *blocked_op[static_cast<std::size_t>(waiting.front())];
+      const CollectiveError error("collective #" + std::to_string(m) + " (" + op + ") would hang: ranks " +
+                                      ranks_text(waiting) + " entered it, ranks " + ranks_text(missing) +
+                                      " finished without entering it",
+                                  missing, m);
+      for (std::int64_t r : waiting) {
+        // Rank 0 replays its own log: every payload up to #m is its own.
+        Endpoint e(*this, r, /*record=*/false, m, error);
+        run_one(r, e);
+      }
+    }
+  } catch (const Unschedulable&) {
+    return false;
+  }
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
+  return true;
+}
+
+}  // namespace accel::sim
