@@ -51,9 +51,20 @@ def run_cli(args: Sequence[str]) -> "tuple[int, str, str]":
     return _core.run_cli([os.fspath(a) for a in args])
 
 
+# The CLI names its canonical flags in messages; the Python option each one comes from, for the message.
+_FLAG_NAMES = {flag: name for name, (_, flag, off) in OPTIONS.items() for flag in (flag, off) if flag}
+_FLAG_NAMES.update({"--ranks": "num_processes", "--batch-size": "batch_size", "--seed": "data_seed",
+                    "--split-batches": "split_batches", "--drop-last": "drop_last", "--put-on-device": "put_on_device"})
+
+
 def _message(err: str) -> str:
     lines = [line[len("accel-sim: "):] if line.startswith("accel-sim: ") else line for line in err.strip().splitlines()]
-    return "\n".join(lines) or "accel-sim refused the input (exit code 2)"
+    text = "\n".join(lines) or "accel-sim refused the input (exit code 2)"
+    flag = text.split(":", 1)[0].split(" ", 1)[0]
+    if flag in _FLAG_NAMES:
+        text = f"{_FLAG_NAMES[flag]} ({text}"
+        text = text.replace(":", "):", 1)
+    return text
 
 
 def _run_json(args: List[str]) -> Dict[str, Any]:
