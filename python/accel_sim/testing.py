@@ -213,6 +213,10 @@ def assert_loader_matches(prepared_dataloader: Any, steps: Optional[int] = None,
 
     dl = prepared_dataloader
     memo: Dict[int, Any] = {id(user_ds): index_ds}
+    # The user's collate_fn (often a tokenizer's collator) is replaced in the copy: never copied.
+    collate = getattr(dl.base_dataloader, "collate_fn", None)
+    if collate is not None:
+        memo[id(collate)] = default_collate
     # Accelerate's process state is read-only here; its GradientState gets a private copy (the copy's begin()/end()
     # must not register it with the live one).
     if getattr(dl, "state", None) is not None:

@@ -132,3 +132,22 @@ def test_not_modelled_is_refused(accelerate, accelerator):
     (drawn,) = _prepared(accelerate, 2, lambda: DataLoader(list(range(40)), batch_size=4, shuffle=True))[:1]
     with pytest.raises(accel_sim.NotModelled, match="drew at prepare time"):
         assert_loader_matches(drawn)
+
+
+class _Collator:
+    """A collator holding what cannot be copied (as a tokenizer's collator may)."""
+
+    def __init__(self):
+        import threading
+
+        self.lock = threading.Lock()
+
+    def __call__(self, items):
+        with self.lock:
+            return {"x": torch.stack([item[0] for item in items])}
+
+
+def test_the_users_collate_fn_is_neither_copied_nor_used(accelerator):
+    dl = accelerator.prepare(DataLoader(_features(20), batch_size=4, collate_fn=_Collator()))
+    assert assert_loader_matches(dl)["batches_checked"] == 5
+    assert set(next(iter(dl))) == {"x"}  # the live loader still collates with it
