@@ -42,12 +42,22 @@ export CMAKE_GENERATOR="Unix Makefiles" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD
 if [ -f "$work/skbuild/CMakeCache.txt" ] && ! grep -q "^CMAKE_GENERATOR:INTERNAL=Unix Makefiles$" "$work/skbuild/CMakeCache.txt"; then
   rm -rf "$work/skbuild"
 fi
+# The build requirements live in a venv of their own that is kept: scikit-build-core clears its build folder when
+# the build environment moves (as pip's isolated one does every time), so with this one and build-dir kept in
+# $work, a rerun recompiles only what changed.
+build_venv="$work/build-venv"
+if [ ! -x "$build_venv/bin/pip" ] || ! "$build_venv/bin/python" -c 'import scikit_build_core, nanobind' 2>/dev/null; then
+  rm -rf "$build_venv"
+  "$py" -m venv "$build_venv" || skip "cannot create a venv"
+  # shellcheck disable=SC2086
+  "$build_venv/bin/pip" install -q --no-index --find-links "$work/wheelhouse" $requires ||
+    { echo "python: FAIL: cannot install the build requirements from $work/wheelhouse"; exit 1; }
+fi
 venv="$work/venv"
 rm -rf "$venv" "$work/wheels"
 "$py" -m venv --system-site-packages "$venv" || skip "cannot create a venv"
 start=$(date +%s.%N)
-# build-dir persists in $work: a rerun recompiles only what changed.
-if ! "$venv/bin/pip" wheel -q --no-index --find-links "$work/wheelhouse" -w "$work/wheels" \
+if ! "$build_venv/bin/pip" wheel -q --no-build-isolation --no-deps --no-index -w "$work/wheels" \
      --config-settings=build-dir="$work/skbuild" "$root"; then
   echo "python: FAIL: pip wheel . failed"
   exit 1
