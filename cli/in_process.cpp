@@ -11,7 +11,8 @@ namespace {
 // Points a standard stream at a string buffer until destroyed, then restores it (and its state) as it was.
 class Capture {
  public:
-  explicit Capture(std::ostream& stream) : stream_(stream), saved_(stream.rdbuf(buffer_.rdbuf())), state_(stream.rdstate()) {
+  explicit Capture(std::ostream& stream)
+      : stream_(stream), state_(stream.rdstate()), saved_(stream.rdbuf(buffer_.rdbuf())) {
     stream_.clear();
   }
   Capture(const Capture&) = delete;
@@ -23,10 +24,11 @@ class Capture {
   std::string text() const { return buffer_.str(); }
 
  private:
+  // In this order: the state is read before rdbuf() resets it, the buffer exists before the stream points at it.
   std::ostream& stream_;
+  std::ios::iostate state_;
   std::ostringstream buffer_;
   std::streambuf* saved_;
-  std::ios::iostate state_;
 };
 
 // Why a command line cannot run inside the host process, or an empty string.
