@@ -151,3 +151,14 @@ def test_the_users_collate_fn_is_neither_copied_nor_used(accelerator):
     dl = accelerator.prepare(DataLoader(_features(20), batch_size=4, collate_fn=_Collator()))
     assert assert_loader_matches(dl)["batches_checked"] == 5
     assert set(next(iter(dl))) == {"x"}  # the live loader still collates with it
+
+
+def test_an_error_the_simulation_predicts_is_a_match(accelerate):
+    # data_seed 2^64 - 1: the first pass runs, the second overflows in SeedableRandomSampler's manual_seed (torch
+    # 1.13: RuntimeError), as the simulation of that torch says it does.
+    (dl,) = _prepared(accelerate, 1, lambda: DataLoader(list(range(6)), batch_size=2, shuffle=True),
+                      use_seedable_sampler=True, data_seed=2**64 - 1)
+    assert assert_loader_matches(dl, epochs=2)["batches_checked"] == 3
+    # Told another seed, the simulation expects another order from the first batch on.
+    with pytest.raises(LoaderMismatch, match="rank 0, epoch 0, step 0"):
+        assert_loader_matches(dl, epochs=2, data_seed=2**64 - 3)
