@@ -3,7 +3,6 @@ golden/reference/shims.py as the recorder does (Accelerate 1.15 on Debian's torc
 
 import os
 import sys
-import sysconfig
 
 import pytest
 
@@ -12,11 +11,12 @@ ROOT = os.environ.get("ACCEL_SIM_SOURCE_DIR", os.path.abspath(os.path.join(os.pa
 
 def _reference_site_packages():
     venv = os.environ.get("ACCEL_SIM_REFERENCE_VENV", os.path.join(ROOT, "build", "reference-venv"))
-    rel = os.path.relpath(sysconfig.get_paths()["purelib"], sys.prefix)
-    site = os.path.join(venv, rel)
-    if os.path.isfile(os.path.join(venv, "VERSIONS.json")) and os.path.isdir(os.path.join(site, "accelerate")):
-        return site
-    return None
+    if not os.path.isfile(os.path.join(venv, "VERSIONS.json")):
+        return None
+    # The reference venv's own Python version (Debian's 3.11, like the one running these tests).
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = os.path.join(venv, "lib", version, "site-packages")
+    return site if os.path.isdir(os.path.join(site, "accelerate")) else None
 
 
 @pytest.fixture(scope="session")

@@ -20,9 +20,12 @@ def test_acceptance_64_ranks_1001_samples_duplicates_23():
 def test_console_script_is_the_same_cli():
     exe = shutil.which("accel-sim")
     assert exe is not None, "the wheel installs the accel-sim console script"
-    out = subprocess.run([exe, "--ranks", "8", "--dataset-len", "1001", "--batch-size", "4", "--no-even-batches",
-                          "--json"], check=True, capture_output=True, text=True).stdout
-    assert json.loads(out) == accel_sim.what_if(num_processes=8, dataset_len=1001, batch_size=4, even_batches=False)
+    options = dict(num_processes=8, dataset_len=1001, batch_size=4, even_batches=False, shuffle=True, set_seed=3)
+    # The same flags (a report may quote its command line), the same report.
+    out = subprocess.run([exe] + accel_sim.flags(**options) + ["--json"], check=True, capture_output=True,
+                         text=True).stdout
+    assert json.loads(out) == accel_sim.what_if(**options)
+    assert json.loads(out)["scenarios"][0]["steps_per_rank"] == [32, 32, 32, 31, 31, 31, 31, 31]  # 251 batches
     text = subprocess.run([exe, "--ranks", "64", "--dataset-len", "1001"], check=True, capture_output=True,
                           text=True).stdout
     assert "as configured" in text
