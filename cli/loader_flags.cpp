@@ -37,6 +37,11 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_flag("--shuffle", shuffle,
                "shuffle=True: torch's RandomSampler (--api accelerator) or SeedableRandomSampler (--api "
                "prepare_data_loader, unless --no-seedable-sampler)");
+  app.add_flag("--replacement", replacement, "RandomSampler(replacement=True) (with --shuffle)");
+  app.add_option("--num-samples,--num_samples", num_samples, "RandomSampler(num_samples=N) (with --shuffle)")
+      ->check(decimal_integer(1));
+  app.add_option("--generator-seed,--generator_seed", generator_seed,
+                 "DataLoader(generator=torch.Generator().manual_seed(N)): the loader's own generator");
   app.add_flag("--use-seedable-sampler,--use_seedable_sampler", seedable_on_, "use_seedable_sampler=True");
   app.add_flag("--no-seedable-sampler", seedable_off_, "use_seedable_sampler=False (keep torch's RandomSampler)");
   app.add_option("--seed,--data-seed,--data_seed", seed, "data_seed (the seedable sampler's seed)");
@@ -78,7 +83,7 @@ void LoaderFlags::add_to(CLI::App& app) {
     if (CLI::Option* o = app.get_option_no_throw(flag)) o->capture_default_str();
   }
   group(app, "The user's DataLoader", {"--dataset", "--dataset-len", "--batch-size", "--drop-last", "--shuffle",
-                                       "--dataset-generator"});
+                                       "--replacement", "--num-samples", "--generator-seed", "--dataset-generator"});
   group(app, "How it is prepared (Accelerator / prepare_data_loader)",
         {"--api", "--ranks", "--split-batches", "--even-batches", "--no-even-batches", "--use-seedable-sampler",
          "--no-seedable-sampler", "--dispatch-batches", "--no-dispatch-batches", "--put-on-device",
@@ -119,6 +124,9 @@ Json LoaderFlags::config() const {
                       "prepare_data_loader, which this project does not model; use --use-seedable-sampler");
   }
   if (seed_per_rank && !torch_seed) throw ConfigError("--set-seed-device-specific: needs --set-seed N");
+  if ((replacement || num_samples) && !shuffle) {
+    throw ConfigError(std::string(replacement ? "--replacement" : "--num-samples") + ": is a RandomSampler option; it needs --shuffle");
+  }
   const Json data_seed = seed ? seed_json(parse_seed(*seed, "--seed")) : Json(nullptr);
   const Json global_seed = torch_seed ? seed_json(parse_seed(*torch_seed, "--set-seed")) : Json(nullptr);
 
@@ -131,6 +139,9 @@ Json LoaderFlags::config() const {
   c["drop_last"] = drop_last;
   c["shuffle"] = shuffle;
   c["dataset_generator"] = dataset_generator;
+  if (replacement) c["replacement"] = true;
+  if (num_samples) c["num_samples"] = *num_samples;
+  if (generator_seed) c["generator_seed"] = seed_json(parse_seed(*generator_seed, "--generator-seed"));
   const Json dispatch = dispatch_on ? Json(true) : dispatch_off ? Json(false) : Json(nullptr);
   const Json rng = rng_types == "none" ? Json::array() : Json::array({rng_types});
   if (accelerator) {

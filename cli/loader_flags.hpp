@@ -28,6 +28,9 @@ struct LoaderFlags {
   bool split_batches = false;
   bool drop_last = false;
   bool shuffle = false;
+  bool replacement = false;                     // RandomSampler(replacement=True)
+  std::optional<std::int64_t> num_samples;      // RandomSampler(num_samples=N)
+  std::optional<std::string> generator_seed;    // DataLoader(generator=torch.Generator().manual_seed(N))
   std::optional<std::string> seed;         // data_seed; Python ints, cli/seed_text.hpp reads them
   std::optional<std::string> torch_seed;   // set_seed / torch.manual_seed on every process
   bool seed_per_rank = false;              // set_seed(..., device_specific=True)

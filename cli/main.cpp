@@ -16,6 +16,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/cli_main.hpp"
 #include "cli/compare_reference.hpp"
 #include "cli/eval_flags.hpp"
 #include "cli/integer_flag.hpp"
@@ -616,7 +617,9 @@ int run_cli(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The whole command line, exactly as the executable runs it (cli/accel_sim_main.cpp calls it; the Python module
+// calls it in-process through cli/in_process.hpp).
+int accel::cli::cli_main(int argc, char** argv) {
   int code = kExitInternal;
   try {
     code = run_cli(argc, argv);

@@ -94,5 +94,19 @@ json_field "2^64 - 1 + epoch 1 overflows as torch 2 does" "ValueError" "j['ranks
 exits "seed past 2^64 refused" 2 "must be a decimal integer in" "$bin" --ranks 2 --dataset-len 10 --shuffle --seed 18446744073709551616
 exits "hex seed refused" 2 "got '0x10'" "$bin" --ranks 2 --dataset-len 10 --shuffle --seed 0x10
 
+# The RandomSampler's options and the DataLoader's generator (issue 20: what from_dataloader reads). num_samples=40
+# draws 40 ids: 2 ranks x 10 steps of 2, nothing padded; the recorded case rs-gen-n2-b2-l10-g5 is
+# DataLoader(generator=torch.Generator().manual_seed(5)) on 2 ranks.
+json_field "num_samples draws 40" "40 [10, 10]" "j['scenarios'][0]['samples_yielded'], j['scenarios'][0]['steps_per_rank']" \
+  "$bin" --ranks 2 --dataset-len 100 --batch-size 2 --shuffle --replacement --num-samples 40 --json
+json_field "generator seed is a seed" "False" "j['order_differs_every_run']" \
+  "$bin" --ranks 2 --dataset-len 100 --shuffle --generator-seed 5 --json
+json_field "--generator-seed 5 gives the recorded batches" "True" \
+  "j['ranks'] and [e['batches'] for r in j['ranks'] for e in r['epochs']] == [e['batches'] for r in json.load(open('$(dirname "$0")/../../golden/cases/rs-gen-n2-b2-l10-g5.json'))['ranks'] for e in r['epochs']]" \
+  "$bin" trace --api prepare_data_loader --no-seedable-sampler --ranks 2 --dataset-len 10 --batch-size 2 --shuffle \
+  --generator-seed 5 --epochs 3
+exits "replacement needs shuffle" 2 "--replacement: is a RandomSampler option" "$bin" --ranks 2 --dataset-len 10 --replacement
+exits "generator seed is a Python int" 2 "--generator-seed" "$bin" --ranks 2 --dataset-len 10 --shuffle --generator-seed x
+
 echo "cli_accelerator: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

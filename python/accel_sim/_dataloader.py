@@ -1,0 +1,187 @@
+"""from_dataloader: the what-if for a real torch DataLoader and an Accelerator (or `accelerate config`'s defaults).
+
+Reads what the simulation needs from the objects themselves — the dataset's length and kind, batch_size, drop_last,
+the sampler's kind, a DataLoader generator's seed when it is still as seeded, the Accelerator's DataLoaderConfiguration
+and placement — and refuses (NotModelled) what accel-sim does not model, naming it. torch is imported only here,
+and nothing is moved to a device.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Dict, Optional
+
+from . import ConfigError, NotModelled, what_if
+
+# Accelerate's distributed types whose data loading accel-sim does not model.
+_UNMODELLED_DISTRIBUTED = {"MEGATRON_LM": "Megatron-LM prepares its data loaders its own way",
+                           "XLA": "XLA's MpDeviceLoader and its generator handling"}
+
+
+def torch_version_option(version: str) -> str:
+    """The simulator's name for a torch's randperm: "2.6" for torch >= 2.6 (the inside-out loop), else "1.13"."""
+    try:
+        major, minor = (int(p) for p in version.split("+")[0].split(".")[:2])
+    except ValueError:
+        return "2.6"
+    return "2.6" if (major, minor) >= (2, 6) else "1.13"
+
+
+def default_accelerate_config_file() -> Optional[str]:
+    """The file `accelerate config` writes and `accelerate launch` reads by default, when it exists (Accelerate's
+    rule: $HF_HOME, else $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface, then accelerate/default_config.yaml,
+    or .json when only that exists)."""
+    home = os.path.expanduser(os.environ.get(
+        "HF_HOME", os.path.join(os.environ.get("XDG_CACHE_HOME", "~/.cache"), "huggingface")))
+    for name in ("default_config.yaml", "default_config.json"):
+        path = os.path.join(home, "accelerate", name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _fresh_generator_state(torch: Any, g: Any) -> bool:
+    """Whether a torch.Generator is still as manual_seed(initial_seed()) left it (no draw since)."""
+    fresh = torch.Generator(device=g.device)
+    fresh.manual_seed(g.initial_seed())
+    return bool(torch.equal(fresh.get_state(), g.get_state()))
+
+
+def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any]) -> None:
+    from torch.utils.data import BatchSampler, IterableDataset, RandomSampler, SequentialSampler
+
+    dataset = dl.dataset
+    iterable = isinstance(dataset, IterableDataset)
+    opts["dataset"] = "iterable" if iterable else "map"
+    try:
+        opts["dataset_len"] = len(dataset)
+    except TypeError:
+        opts["dataset_len"] = None  # the caller's dataset_len override is then required
+    if iterable and dl.num_workers > 0:
+        raise NotModelled(
+            f"an IterableDataset loaded by num_workers={dl.num_workers} workers: every worker iterates its own copy "
+            "unless the dataset splits itself by torch.utils.data.get_worker_info(), which accel-sim does not model "
+            "(use num_workers=0 to simulate it)")
+    if dl.batch_size is None:
+        if dl.batch_sampler is None:
+            raise NotModelled("a DataLoader with batch_size=None (no automatic batching) is not modelled")
+        batch_sampler = dl.batch_sampler
+    else:
+        batch_sampler = dl.batch_sampler
+    if type(batch_sampler) is not BatchSampler:
+        raise NotModelled(
+            f"batch_sampler {type(batch_sampler).__module__}.{type(batch_sampler).__qualname__} is not modelled "
+            "(accel-sim models torch.utils.data.BatchSampler, i.e. DataLoader(batch_size=..., drop_last=...))")
+    opts["batch_size"] = batch_sampler.batch_size
+    opts["drop_last"] = bool(batch_sampler.drop_last)
+    sampler = batch_sampler.sampler
+    if iterable:
+        opts["shuffle"] = False
+        return
+    if type(sampler) is SequentialSampler:
+        opts["shuffle"] = False
+        return
+    if type(sampler) is not RandomSampler:
+        name = f"{type(sampler).__module__}.{type(sampler).__qualname__}"
+        hint = (": remove it, Accelerate shards the loader itself" if type(sampler).__name__ == "DistributedSampler"
+                else "")
+        raise NotModelled(f"sampler {name} is not modelled (accel-sim models SequentialSampler, i.e. shuffle=False, "
+                          f"and RandomSampler, i.e. shuffle=True){hint}")
+    opts["shuffle"] = True
+    if sampler.replacement:
+        opts["replacement"] = True
+    if getattr(sampler, "_num_samples", None) is not None:
+        opts["num_samples"] = sampler._num_samples
+    g = sampler.generator
+    if g is None:
+        return
+    if g is not dl.generator:
+        raise NotModelled("a RandomSampler with a generator of its own (not the DataLoader's generator) is not "
+                          "modelled; write DataLoader(dataset, shuffle=True, generator=g) instead")
+    if _fresh_generator_state(torch, g):
+        opts["generator_seed"] = g.initial_seed()
+    else:
+        warnings.warn("accel_sim.from_dataloader: the DataLoader's generator has drawn since it was seeded, so its "
+                      "seed is not readable; the sample ids in the report are one possible order (the counts hold)",
+                      stacklevel=3)
+
+
+def _accelerator_options(acc: Any, opts: Dict[str, Any]) -> None:
+    dtype = getattr(getattr(acc, "distributed_type", None), "value", str(getattr(acc, "distributed_type", "")))
+    if dtype in _UNMODELLED_DISTRIBUTED:
+        raise NotModelled(f"distributed_type {dtype} is not modelled ({_UNMODELLED_DISTRIBUTED[dtype]})")
+    opts["api"] = "accelerator"
+    opts["num_processes"] = int(acc.num_processes)
+    cfg = getattr(acc, "dataloader_config", None)
+
+    def read(name: str) -> Any:
+        return getattr(cfg, name) if cfg is not None and hasattr(cfg, name) else getattr(acc, name)
+
+    opts["split_batches"] = bool(read("split_batches"))
+    opts["even_batches"] = bool(read("even_batches"))
+    opts["dispatch_batches"] = read("dispatch_batches")
+    opts["use_seedable_sampler"] = bool(read("use_seedable_sampler"))
+    if cfg is not None and getattr(cfg, "data_seed", None) is not None:
+        opts["data_seed"] = int(cfg.data_seed)
+    for name in ("non_blocking", "use_stateful_dataloader"):
+        if cfg is not None and getattr(cfg, name, False):
+            opts[name] = True
+    opts["device_placement"] = bool(acc.device_placement)
+    opts["rng_types"] = list(acc.rng_types) if acc.rng_types is not None else None
+    mp = getattr(acc, "mixed_precision", "no")
+    opts["mixed_precision"] = str(getattr(mp, "value", mp))
+
+
+def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processes: Optional[int] = None,
+                       **overrides: Any) -> Dict[str, Any]:
+    """The what-if options read from a DataLoader (and an Accelerator): what from_dataloader simulates. Overrides
+    (any what_if option) win; ``num_processes`` defaults to the Accelerator's, else $WORLD_SIZE under a launcher,
+    else the `accelerate config` file's, else 1."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    cls = type(dataloader)
+    if cls.__module__.startswith("accelerate") or cls.__name__ in ("DataLoaderShard", "DataLoaderDispatcher"):
+        raise NotModelled(f"{cls.__name__} is a loader Accelerate already prepared: pass the DataLoader you give "
+                          "to accelerator.prepare (or check a prepared one with accel_sim.testing.assert_loader_matches)")
+    if not isinstance(dataloader, DataLoader):
+        raise NotModelled(f"{cls.__module__}.{cls.__qualname__} is not a torch.utils.data.DataLoader")
+    opts: Dict[str, Any] = {}
+    _loader_options(torch, dataloader, opts)
+    if accelerator is not None:
+        _accelerator_options(accelerator, opts)
+    else:
+        config_file = default_accelerate_config_file()
+        if config_file is not None:
+            opts["config_file"] = config_file
+        if num_processes is None and os.environ.get("WORLD_SIZE", "").isdigit():
+            num_processes = int(os.environ["WORLD_SIZE"])
+    if num_processes is not None:
+        opts["num_processes"] = num_processes
+    opts["torch_version"] = torch_version_option(torch.__version__)
+    opts.update(overrides)
+    if opts.get("dataset_len") is None:
+        raise NotModelled(f"the dataset ({type(dataloader.dataset).__qualname__}) has no __len__: pass "
+                          "dataset_len=N (the number of samples it yields)")
+    # Drop what the options leave at the CLI's defaults, so that the flags stay short and readable.
+    for name, default in (("dispatch_batches", None), ("rng_types", ["generator"])):
+        if name in opts and opts[name] == default and name not in overrides:
+            del opts[name]
+    return opts
+
+
+def from_dataloader(dataloader: Any, accelerator: Any = None, *, num_processes: Optional[int] = None,
+                    **overrides: Any) -> Dict[str, Any]:
+    """The what-if report (dict, docs/report-json.md) for ``accelerator.prepare(dataloader)`` on num_processes ranks.
+
+    Call it on one CPU before the training starts. It reads the DataLoader (dataset length or IterableDataset,
+    batch_size, drop_last, SequentialSampler / RandomSampler with replacement / num_samples, a DataLoader
+    generator's seed) and the Accelerator's settings, or `accelerate config`'s file when no Accelerator is given.
+    Raises NotModelled for a sampler, batch sampler, dataset or setup accel-sim does not model; ``overrides`` take
+    any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)).
+    """
+    return what_if(**dataloader_options(dataloader, accelerator, num_processes=num_processes, **overrides))
+
+
+__all__ = ["from_dataloader", "dataloader_options", "ConfigError"]

@@ -1,0 +1,150 @@
+"""from_dataloader on real torch DataLoaders (Debian's python3-torch)."""
+
+import os
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch.utils.data import (DataLoader, Dataset, IterableDataset, RandomSampler, SequentialSampler,  # noqa: E402
+                              TensorDataset, WeightedRandomSampler)
+from torch.utils.data.distributed import DistributedSampler  # noqa: E402
+
+import accel_sim  # noqa: E402
+
+
+class Stream(IterableDataset):
+    def __init__(self, n, with_len=True):
+        self.n, self.with_len = n, with_len
+
+    def __iter__(self):
+        return iter(range(self.n))
+
+    def __len__(self):
+        if not self.with_len:
+            raise TypeError("no len")
+        return self.n
+
+
+class NoLen(Dataset):
+    def __getitem__(self, i):
+        return i
+
+
+def test_a_training_scripts_loader():
+    # The shape of a real script's loader: a TensorDataset of features/labels, shuffled, a seeded generator.
+    features = torch.randn(1001, 8)
+    labels = torch.randint(0, 2, (1001,))
+    g = torch.Generator().manual_seed(1234)
+    dl = DataLoader(TensorDataset(features, labels), batch_size=4, shuffle=True, generator=g, num_workers=0)
+    options = accel_sim.dataloader_options(dl, num_processes=64)
+    assert options["dataset_len"] == 1001 and options["batch_size"] == 4 and options["shuffle"] is True
+    assert options["generator_seed"] == 1234 and options["drop_last"] is False
+    report = accel_sim.from_dataloader(dl, num_processes=64)
+    # 1001 samples over 64 ranks x 4 per step: 4 steps per rank, 1024 yielded, 23 padded.
+    assert report["scenarios"][0]["steps_per_rank"] == [4] * 64
+    assert report["scenarios"][0]["duplicated"] == 1024 - 1001
+    assert report["order_differs_every_run"] is False
+
+
+def test_the_simulated_order_is_torchs_order_for_one_process():
+    # One process: Accelerator().prepare yields the DataLoader's own batches. The simulated order (torch's randperm
+    # reproduced in C++, the generator's _base_seed draw included) must equal what torch itself yields here.
+    n = 57
+    dl = DataLoader(list(range(n)), batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(99))
+    options = accel_sim.dataloader_options(dl, num_processes=1)
+    simulated = accel_sim.trace(**options)["ranks"][0]["epochs"][0]["batches"]
+    actual = [batch.tolist() for batch in DataLoader(list(range(n)), batch_size=5, shuffle=True,
+                                                     generator=torch.Generator().manual_seed(99))]
+    assert simulated == actual
+
+
+def test_sequential_drop_last_and_iterable():
+    dl = DataLoader(list(range(10)), batch_size=3, drop_last=True)
+    assert accel_sim.dataloader_options(dl)["drop_last"] is True
+    report = accel_sim.from_dataloader(dl, num_processes=2)
+    assert report["scenarios"][0]["dropped"] == 4  # 3 full batches: 2 ranks x 1 step; ids 6..9 never seen
+    it = accel_sim.from_dataloader(DataLoader(Stream(1002), batch_size=8), num_processes=4)
+    assert it["dataset_kind"] == "iterable"
+    assert it["scenarios"][0]["loader_class"] == "DataLoaderDispatcher"  # the Accelerator's default on an iterable
+    assert accel_sim.from_dataloader(DataLoader(Stream(10, with_len=False), batch_size=2), num_processes=2,
+                                     dataset_len=10)["dataset_len"] == 10
+
+
+def test_sampler_options_are_read():
+    ds = list(range(100))
+    dl = DataLoader(ds, batch_size=4, sampler=RandomSampler(ds, replacement=True, num_samples=40))
+    options = accel_sim.dataloader_options(dl, num_processes=2)
+    assert options["replacement"] is True and options["num_samples"] == 40
+    assert accel_sim.from_dataloader(dl, num_processes=2)["scenarios"][0]["samples_yielded"] == 40
+    dl = DataLoader(ds, batch_size=4, sampler=SequentialSampler(ds))
+    assert accel_sim.dataloader_options(dl)["shuffle"] is False
+
+
+def test_advanced_generator_warns_and_is_not_taken_as_seeded():
+    g = torch.Generator().manual_seed(5)
+    torch.randint(0, 10, (3,), generator=g)
+    dl = DataLoader(list(range(20)), batch_size=2, shuffle=True, generator=g)
+    with pytest.warns(UserWarning, match="drawn since it was seeded"):
+        options = accel_sim.dataloader_options(dl, num_processes=2)
+    assert "generator_seed" not in options
+
+
+@pytest.mark.parametrize("make,what", [
+    (lambda: DataLoader(list(range(10)), sampler=DistributedSampler(list(range(10)), num_replicas=2, rank=0)),
+     "DistributedSampler"),
+    (lambda: DataLoader(list(range(10)), sampler=WeightedRandomSampler([1.0] * 10, 10)), "WeightedRandomSampler"),
+    (lambda: DataLoader(list(range(10)), batch_sampler=[[0, 1], [2, 3]]), "batch_sampler"),
+    (lambda: DataLoader(list(range(10)), batch_size=None), "batch_size=None"),
+    (lambda: DataLoader(Stream(10), batch_size=2, num_workers=2), "num_workers=2"),
+    (lambda: DataLoader(NoLen(), batch_size=2), "has no __len__"),
+    (lambda: DataLoader(Stream(10, with_len=False), batch_size=2), "has no __len__"),
+    (lambda: DataLoader(list(range(10)), batch_size=2, sampler=RandomSampler(list(range(10)),
+                                                                              generator=torch.Generator())),
+     "generator of its own"),
+])
+def test_not_modelled_is_refused_by_name(make, what):
+    with pytest.raises(accel_sim.NotModelled, match=what.replace("(", r"\(").replace(")", r"\)")):
+        accel_sim.from_dataloader(make(), num_processes=2)
+
+
+def test_not_a_dataloader():
+    with pytest.raises(accel_sim.NotModelled, match="not a torch.utils.data.DataLoader"):
+        accel_sim.from_dataloader([1, 2, 3])
+
+
+def test_accelerate_config_file_and_world_size(tmp_path, monkeypatch):
+    # Without an Accelerator: `accelerate config`'s default file supplies num_processes, as under accelerate launch.
+    home = tmp_path / "hf"
+    (home / "accelerate").mkdir(parents=True)
+    (home / "accelerate" / "default_config.yaml").write_text(
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: 16\n"
+        "mixed_precision: 'no'\n")
+    monkeypatch.setenv("HF_HOME", str(home))
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    dl = DataLoader(list(range(1001)), batch_size=4)
+    report = accel_sim.from_dataloader(dl)
+    assert report["num_processes"] == 16
+    assert report["launch"]["config_file"].endswith("default_config.yaml")
+    assert accel_sim.from_dataloader(dl, num_processes=3)["num_processes"] == 3  # the argument wins
+    monkeypatch.setenv("WORLD_SIZE", "5")
+    assert accel_sim.from_dataloader(dl)["num_processes"] == 5  # under a launcher
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "none"))
+    monkeypatch.delenv("WORLD_SIZE")
+    assert accel_sim.from_dataloader(dl)["num_processes"] == 1
+
+
+def test_with_a_real_accelerator(accelerate):
+    from accelerate import Accelerator
+    from accelerate.utils import DataLoaderConfiguration
+
+    acc = Accelerator(cpu=True, dataloader_config=DataLoaderConfiguration(even_batches=False,
+                                                                          use_seedable_sampler=True, data_seed=3))
+    dl = DataLoader(list(range(1001)), batch_size=4, shuffle=True)
+    options = accel_sim.dataloader_options(dl, acc, num_processes=8)
+    assert options["even_batches"] is False and options["use_seedable_sampler"] is True and options["data_seed"] == 3
+    assert options["api"] == "accelerator" and options["num_processes"] == 8
+    report = accel_sim.from_dataloader(dl, acc, num_processes=8)
+    assert report["order"] == "SeedableRandomSampler(seed=3)"
+    assert report["scenarios"][0]["duplicated"] == 0
+    assert accel_sim.from_dataloader(dl, acc)["num_processes"] == acc.num_processes == 1
