@@ -8,30 +8,23 @@
 namespace accel::analysis {
 namespace {
 
-std::string number(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
-}
-
 std::string describe(const ScheduleSpec& spec) {
   std::ostringstream os;
   if (const auto* p = std::get_if<LinearWarmupSchedule>(&spec)) {
-    os << "linear (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
+    os << "linear (LambdaLR, lr " << lr_text(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
        << p->training_steps << ")";
   } else if (const auto* p = std::get_if<CosineWarmupSchedule>(&spec)) {
-    os << "cosine (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
+    os << "cosine (LambdaLR, lr " << lr_text(p->base_lr) << ", warmup " << p->warmup_steps << ", total_steps "
        << p->training_steps << ")";
   } else if (const auto* p = std::get_if<ConstantWarmupSchedule>(&spec)) {
-    os << "constant (LambdaLR, lr " << number(p->base_lr) << ", warmup " << p->warmup_steps << ")";
+    os << "constant (LambdaLR, lr " << lr_text(p->base_lr) << ", warmup " << p->warmup_steps << ")";
   } else if (const auto* p = std::get_if<StepSchedule>(&spec)) {
-    os << "step (StepLR, lr " << number(p->base_lr) << ", step_size " << p->step_size << ", gamma "
-       << number(p->gamma) << ")";
+    os << "step (StepLR, lr " << lr_text(p->base_lr) << ", step_size " << p->step_size << ", gamma "
+       << lr_text(p->gamma) << ")";
   } else {
     const auto& o = std::get<OneCycleLinearSchedule>(spec);
-    os << "onecycle (OneCycleLR linear, max_lr " << number(o.max_lr) << ", total_steps " << o.total_steps
-       << ", pct_start " << number(o.pct_start) << ")";
+    os << "onecycle (OneCycleLR linear, max_lr " << lr_text(o.max_lr) << ", total_steps " << o.total_steps
+       << ", pct_start " << lr_text(o.pct_start) << ")";
   }
   return os.str();
 }
@@ -62,6 +55,16 @@ ScheduleSpec resized(ScheduleSpec spec, std::int64_t length, std::optional<std::
     p->total_steps = length;
   }
   return spec;
+}
+
+// The simulated correction as evidence, when there is one.
+void add_correction(Warning& w, const TrainingSummary& s) {
+  if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
+  if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
+  if (s.corrected_end_optimizer_step) {
+    w.with("corrected_ends_at_optimizer_step", *s.corrected_end_optimizer_step)
+        .with("corrected_lr_end", s.corrected_lr_end.value_or(0.0));
+  }
 }
 
 // A schedule is sized right when it reaches its end as training does. Accelerate steps the wrapped
@@ -96,13 +99,13 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     }
     fix += ends_with_training ? " ends it with training" : " does not end it with training either";
     fix += " (simulated: the schedule then ends at optimizer step " + std::to_string(*s.corrected_end_optimizer_step) +
-           " of " + std::to_string(s.optimizer_steps) + ", lr " + number(s.corrected_lr_end.value_or(0.0)) + ")";
+           " of " + std::to_string(s.optimizer_steps) + ", lr " + lr_text(s.corrected_lr_end.value_or(0.0)) + ")";
   }
   if (!s.corrected_total_steps && warmup && *warmup > 0 && r > 1 && *warmup % r != 0) {
     // The length is sized for Accelerate's stepping but the warm-up is not a whole number of optimizer steps:
     // it was most likely written in optimizer steps and left unscaled.
     std::ostringstream optimizer_steps;
-    optimizer_steps << number(static_cast<double>(*warmup) / static_cast<double>(r));
+    optimizer_steps << lr_text(static_cast<double>(*warmup) / static_cast<double>(r));
     s.warnings.push_back(Warning(code::kWarmupUnscaled, Severity::Note,
                                  "warmup=" + std::to_string(*warmup) + " counts scheduler steps" + per +
                                      ", so the warm-up lasts " + optimizer_steps.str() +
@@ -116,36 +119,33 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     Warning w(code::kScheduleEndsEarly, Severity::Warning,
               "the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
                   std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
-                  ", and training goes on past it, ending with lr " + number(s.lr_end) + fix);
+                  ", and training goes on past it, ending with lr " + lr_text(s.lr_end) + fix);
     w.with("total_steps", length)
         .with("ends_after_optimizer_step", *s.schedule_end_optimizer_step)
         .with("optimizer_steps", s.optimizer_steps)
         .with("lr_end", s.lr_end);
-    if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
-    if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
-    if (s.corrected_end_optimizer_step) {
-      w.with("corrected_ends_at_optimizer_step", *s.corrected_end_optimizer_step)
-          .with("corrected_lr_end", s.corrected_lr_end.value_or(0.0));
-    }
+    add_correction(w, s);
     s.warnings.push_back(std::move(w));
   } else if (s.scheduler_steps * 10 < length * 9) {
     // Under 90 % of the schedule: the lr never gets near the value the schedule was written to end on.
     Warning w(code::kScheduleFarFromEnd, Severity::Warning,
               "the schedule is far from its end when training stops: last_epoch " + std::to_string(s.last_epoch_end) +
                   " of total_steps " + std::to_string(length) + " (" +
-                  std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + number(s.lr_end) + per + fix);
+                  std::to_string(s.scheduler_steps * 100 / length) + "%), lr " + lr_text(s.lr_end) + per + fix);
     w.with("last_epoch", s.last_epoch_end).with("total_steps", length).with("lr_end", s.lr_end);
-    if (s.corrected_total_steps) w.with("corrected_total_steps", *s.corrected_total_steps);
-    if (s.corrected_warmup) w.with("corrected_warmup", *s.corrected_warmup);
-    if (s.corrected_end_optimizer_step) {
-      w.with("corrected_ends_at_optimizer_step", *s.corrected_end_optimizer_step)
-          .with("corrected_lr_end", s.corrected_lr_end.value_or(0.0));
-    }
+    add_correction(w, s);
     s.warnings.push_back(std::move(w));
   }
 }
 
 }  // namespace
+
+std::string lr_text(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
 
 TrainingSummary summarize_training(const trace::SchedulerCase& config, const trace::SchedulerRankRecord& rank) {
   TrainingSummary s;
@@ -157,7 +157,8 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   s.schedule_length = length_of(config.scheduler);
   s.initial_lr = rank.initial.lr;
   s.error = rank.error;
-  for (std::int64_t e = 0; e < config.epochs; ++e) s.epochs.push_back({e, 0, 0, 0, 0, rank.initial.last_epoch, rank.initial.lr});
+  for (std::int64_t e = 0; e < config.epochs; ++e)
+    s.epochs.push_back({e, 0, 0, 0, 0, rank.initial.last_epoch, rank.initial.lr});
   std::int64_t last_epoch = rank.initial.last_epoch;
   double lr = rank.initial.lr;
   std::int64_t current = 0;
@@ -224,9 +225,11 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   if (s.guarded_steps) {
     s.warnings.push_back(
         Warning(code::kOneCycleGuard, Severity::Note,
-                "Accelerate's OneCycleLR guard (_step_count <= total_steps) held back " + std::to_string(s.guarded_steps) +
+                "Accelerate's OneCycleLR guard (_step_count <= total_steps) held back " +
+                    std::to_string(s.guarded_steps) +
                     " scheduler steps; last_epoch stays at total_steps, where torch's linear anneal has already gone "
-                    "past min_lr (lr " + number(s.epochs.empty() ? s.initial_lr : s.epochs.back().lr_end) + ")")
+                    "past min_lr (lr " +
+                    lr_text(s.epochs.empty() ? s.initial_lr : s.epochs.back().lr_end) + ")")
             .with("guarded_steps", s.guarded_steps));
   }
   if (s.error) {

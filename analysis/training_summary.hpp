@@ -66,6 +66,9 @@ struct TrainingSummary {
 
 inline constexpr std::size_t kLrCurvePoints = 1000;
 
+// An lr or step count as the findings print it (6 significant digits), for renderers to match.
+std::string lr_text(double v);
+
 TrainingSummary summarize_training(const trace::SchedulerCase& config, const trace::SchedulerRankRecord& rank);
 
 }  // namespace accel::analysis

@@ -12,6 +12,7 @@
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
 #include "sim/ddp_training.hpp"
+#include "sim/rank_ranges.hpp"
 #include "sim/simulator.hpp"
 
 namespace accel::analysis {
@@ -64,7 +65,7 @@ class OrderCache {
     order_.reset();
     if (draws_randperm(loader)) {
       tell(progress, "drawing torch.randperm(" + std::to_string(loader.dataset_len) + ") (" +
-                           (inside_out(loader, options) ? "inside-out loop" : "forward swap loop") + ")");
+                         (inside_out(loader, options) ? "inside-out loop" : "forward swap loop") + ")");
     }
     order_ = pass_order(loader, options, 0);
     loader_ = loader;
@@ -113,7 +114,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> timeline_steps(std::int64_t m
   constexpr std::int64_t kAll = 96, kHead = 16, kAround = 8, kTail = 16;
   if (max_steps <= kAll) return {{0, max_steps}};
   std::vector<std::pair<std::int64_t, std::int64_t>> wanted = {
-      {0, kHead}, {std::max<std::int64_t>(0, min_steps - kAround), std::min(max_steps, min_steps + kAround + 1)},
+      {0, kHead},
+      {std::max<std::int64_t>(0, min_steps - kAround), std::min(max_steps, min_steps + kAround + 1)},
       {max_steps - kTail, max_steps}};
   std::sort(wanted.begin(), wanted.end());
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
@@ -285,18 +287,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
 
 }  // namespace
 
-std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (i) os << ", ";
-    os << ranks[i];
-    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
-    i = j + 1;
-  }
-  return os.str();
-}
+std::string rank_ranges(const std::vector<std::int64_t>& ranks) { return sim::rank_ranges(ranks); }
 
 Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags) {
   OrderCache cache;
@@ -319,10 +310,11 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
 // The DDP training loop over a config's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
 // when it is small enough to run here: one thread per rank, a collective per syncing micro-step.
 std::optional<std::vector<sim::TrainingRank>> simulate_ddp(const trace::LoaderCase& c, const sim::TrainingLoop& loop,
-                                                          std::int64_t max_steps) {
+                                                           std::int64_t max_steps) {
   constexpr std::int64_t kMaxRanks = 256, kMaxCollectives = 200000;
   const std::int64_t R = c.prepare.num_processes;
-  if (R < 2 || R > kMaxRanks || R * std::max<std::int64_t>(1, max_steps) * c.epochs > kMaxCollectives) return std::nullopt;
+  if (R < 2 || R > kMaxRanks || R * std::max<std::int64_t>(1, max_steps) * c.epochs > kMaxCollectives)
+    return std::nullopt;
   try {
     return sim::simulate_training_ranks(c, loop);
   } catch (const std::exception&) {
@@ -341,7 +333,8 @@ std::string even_batches_advice(const WhatIfReport& report) {
     const std::int64_t before = base.coverage.counts.duplicated, after = alt.coverage.counts.duplicated;
     if (after >= before) return "";
     std::ostringstream os;
-    os << "; even_batches=False (simulated) " << (after == 0 ? "removes them" : "leaves " + std::to_string(after) + " extra yields");
+    os << "; even_batches=False (simulated) "
+       << (after == 0 ? "removes them" : "leaves " + std::to_string(after) + " extra yields");
     if (alt.waiting_ranks.empty()) {
       os << " and the ranks stay in lock-step";
       return os.str();
@@ -404,8 +397,9 @@ void add_warnings(WhatIfReport& report) {
     return;
   }
   if (s.iteration_error) {
-    w.push_back(Warning(code::kIterationError, Severity::Error, "every rank fails while iterating: " + *s.iteration_error)
-                    .with("error", *s.iteration_error));
+    w.push_back(
+        Warning(code::kIterationError, Severity::Error, "every rank fails while iterating: " + *s.iteration_error)
+            .with("error", *s.iteration_error));
   }
   const auto& cov = s.coverage.counts;
   if (cov.duplicated > 0) {
@@ -429,7 +423,8 @@ void add_warnings(WhatIfReport& report) {
                     .with("duplicated", cov.duplicated)
                     .with("repeated_samples", cov.repeated)
                     .with("max_times_seen", cov.max_times)
-                    .with("ids", std::vector<std::int64_t>(s.coverage.duplicated_ids.begin(), s.coverage.duplicated_ids.end())));
+                    .with("ids", std::vector<std::int64_t>(s.coverage.duplicated_ids.begin(),
+                                                           s.coverage.duplicated_ids.end())));
   }
   if (cov.dropped > 0) {
     std::ostringstream os;
@@ -437,9 +432,10 @@ void add_warnings(WhatIfReport& report) {
        << ")";
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
-    w.push_back(Warning(code::kDroppedSamples, Severity::Warning, os.str())
-                    .with("dropped", cov.dropped)
-                    .with("ids", std::vector<std::int64_t>(s.coverage.dropped_ids.begin(), s.coverage.dropped_ids.end())));
+    w.push_back(
+        Warning(code::kDroppedSamples, Severity::Warning, os.str())
+            .with("dropped", cov.dropped)
+            .with("ids", std::vector<std::int64_t>(s.coverage.dropped_ids.begin(), s.coverage.dropped_ids.end())));
   }
   if (s.config.loader.shuffle && s.config.prepare.data_seed && !s.config.prepare.use_seedable_sampler) {
     // The fix applied and simulated: the same config with use_seedable_sampler=True.
@@ -448,13 +444,15 @@ void add_warnings(WhatIfReport& report) {
     const Scenario fixed = analyze(seedable, "use_seedable_sampler=True", "--use-seedable-sampler");
     std::string fix = "--use-seedable-sampler, or set_seed, seeds the shuffle";
     if (!fixed.rejected && !fixed.iteration_error) {
-      fix = "with --use-seedable-sampler (simulated) SeedableRandomSampler(seed=" + to_string(*s.config.prepare.data_seed) +
+      fix = "with --use-seedable-sampler (simulated) SeedableRandomSampler(seed=" +
+            to_string(*s.config.prepare.data_seed) +
             ") shuffles the same way on every run and every rank: " + std::to_string(fixed.coverage.counts.duplicated) +
             " duplicated, " + std::to_string(fixed.coverage.counts.dropped) + " never seen";
     }
     w.push_back(Warning(code::kDataSeedIgnored, Severity::Warning,
                         "data_seed is set but use_seedable_sampler is False: Accelerate only hands data_seed to "
-                        "SeedableRandomSampler, so it has no effect (" + fix + ")")
+                        "SeedableRandomSampler, so it has no effect (" +
+                            fix + ")")
                     .with("data_seed", to_string(*s.config.prepare.data_seed)));
   }
   if (unseeded_shuffle(s.config)) {
@@ -496,7 +494,8 @@ void add_warnings(WhatIfReport& report) {
       if (const auto ranks = simulate_ddp(s.config, {}, s.max_steps)) {
         ddp = sim::training_verdict(*ranks);
         if (ddp->hang && (ddp->hang->epoch != 0 || ddp->hang->step != s.min_steps)) {
-          os << "; over " << s.config.epochs << " epochs a DDP loop (simulated, as `accel-sim launch` runs it) blocks at "
+          os << "; over " << s.config.epochs
+             << " epochs a DDP loop (simulated, as `accel-sim launch` runs it) blocks at "
              << "epoch " << ddp->hang->epoch << " step " << ddp->hang->step << " instead";
           if (ddp->out_of_step) {
             os << ", after averaging gradients of different steps from epoch " << ddp->out_of_step->epoch << " step "
@@ -520,8 +519,8 @@ void add_warnings(WhatIfReport& report) {
     const auto r = s.len_mismatch_ranks.front();
     std::ostringstream os;
     os << "len() disagrees with what is yielded on ranks " << rank_ranges(s.len_mismatch_ranks) << " (rank " << r
-       << ": len() " << s.len_per_rank[static_cast<std::size_t>(r)] << ", yields " << s.batches_per_rank[static_cast<std::size_t>(r)]
-       << "): progress bars and schedules sized by len() are off";
+       << ": len() " << s.len_per_rank[static_cast<std::size_t>(r)] << ", yields "
+       << s.batches_per_rank[static_cast<std::size_t>(r)] << "): progress bars and schedules sized by len() are off";
     w.push_back(Warning(code::kLenMismatch, Severity::Warning, os.str())
                     .with("ranks", s.len_mismatch_ranks)
                     .with("rank", r)
@@ -530,8 +529,9 @@ void add_warnings(WhatIfReport& report) {
   }
   if (s.resumed_from > 0) {
     std::ostringstream os;
-    os << "resuming with skip_first_batches(" << s.config.skip_first_batches.value_or(0) << ") starts at sample position "
-       << s.resumed_from << "; the skipped loader does not advance the prepared loader's epoch counter";
+    os << "resuming with skip_first_batches(" << s.config.skip_first_batches.value_or(0)
+       << ") starts at sample position " << s.resumed_from
+       << "; the skipped loader does not advance the prepared loader's epoch counter";
     if (s.config.loader.shuffle && s.config.prepare.use_seedable_sampler) {
       os << ", so the next pass over the prepared loader replays the same permutation";
     }
@@ -572,7 +572,8 @@ PassFigures first_pass_figures(const Scenario& s) {
   p.duplicated = s.coverage.counts.duplicated;
   p.dropped = s.coverage.counts.dropped;
   const auto first = [](const std::vector<SampleId>& ids) {
-    return std::vector<SampleId>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), kPassIds)));
+    return std::vector<SampleId>(ids.begin(),
+                                 ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), kPassIds)));
   };
   p.duplicated_ids = first(s.coverage.duplicated_ids);
   p.dropped_ids = first(s.coverage.dropped_ids);
@@ -646,8 +647,10 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
                    " drawn order positions are not drawn; their counts equal the first pass's (every pass is a "
                    "permutation over the same layout)";
       } else {
-        out.note = "passes from " + std::to_string(e) + " on are not computed: sampling with replacement needs each "
-                   "pass's ids, and drawing them would exceed " + std::to_string(kPassIdsBudget) + " positions";
+        out.note = "passes from " + std::to_string(e) +
+                   " on are not computed: sampling with replacement needs each "
+                   "pass's ids, and drawing them would exceed " +
+                   std::to_string(kPassIdsBudget) + " positions";
         break;
       }
       out.passes.push_back(std::move(p));
@@ -749,7 +752,8 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.order = seed ? "SeedableRandomSampler(seed=" + to_string(*seed) + ")"
                         : "SeedableRandomSampler(no seed: differs every run)";
   } else {
-    report.order = std::string("RandomSampler") + (c.prepare.synchronize_generator ? " (generator synchronised" : " (not synchronised") +
+    report.order = std::string("RandomSampler") +
+                   (c.prepare.synchronize_generator ? " (generator synchronised" : " (not synchronised") +
                    (c.loader.generator_seed || c.torch_manual_seed ? ")" : ", no seed: differs every run)");
   }
 
@@ -790,7 +794,8 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
                                          "--split-batches --batch-size " + std::to_string(alt.loader.batch_size)));
     } else if (c.loader.batch_size % R == 0) {
       alt.loader.batch_size = c.loader.batch_size / R;
-      report.scenarios.push_back(analyze(alt, "split_batches=False, batch_size=" + std::to_string(alt.loader.batch_size),
+      report.scenarios.push_back(analyze(alt,
+                                         "split_batches=False, batch_size=" + std::to_string(alt.loader.batch_size),
                                          "--batch-size " + std::to_string(alt.loader.batch_size)));
     }
   }

@@ -98,8 +98,9 @@ Job read_job(const Options& o, const accel::ranks::RankEnv& env) {
     throw accel::trace::ConfigError("run: only data-loader configs (prepare_data_loader) run on real ranks");
   }
   if (loader->prepare.num_processes != env.world_size) {
-    throw accel::trace::ConfigError("run: the config has num_processes=" + std::to_string(loader->prepare.num_processes) +
-                                    " but WORLD_SIZE=" + std::to_string(env.world_size));
+    throw accel::trace::ConfigError(
+        "run: the config has num_processes=" + std::to_string(loader->prepare.num_processes) +
+        " but WORLD_SIZE=" + std::to_string(env.world_size));
   }
   job.loader = *loader;
   job.origin.backend = o.backend;
@@ -124,7 +125,8 @@ bool same_outcome(const accel::sim::TrainingVerdict& a, const accel::sim::Traini
                   : std::make_tuple(std::int64_t{-1}, std::int64_t{-1}, std::string());
   };
   const auto step_of = [](const accel::sim::TrainingVerdict& v) {
-    return v.out_of_step ? std::make_pair(v.out_of_step->epoch, v.out_of_step->step) : std::make_pair(std::int64_t{-1}, std::int64_t{-1});
+    return v.out_of_step ? std::make_pair(v.out_of_step->epoch, v.out_of_step->step)
+                         : std::make_pair(std::int64_t{-1}, std::int64_t{-1});
   };
   return a.completed == b.completed && a.waiting_ranks == b.waiting_ranks && where(a) == where(b) &&
          step_of(a) == step_of(b) && a.error.has_value() == b.error.has_value();
@@ -133,7 +135,8 @@ bool same_outcome(const accel::sim::TrainingVerdict& a, const accel::sim::Traini
 // Rank 0's end of the job: the trace, its diff against the in-process simulator, and the training
 // loop's outcome against the simulator's prediction.
 int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o) {
-  const Json real = accel::ranks::assemble_trace(job.config, accel::sim::reports_error_rank(job.loader), outcomes, job.origin);
+  const Json real =
+      accel::ranks::assemble_trace(job.config, accel::sim::reports_error_rank(job.loader), outcomes, job.origin);
   const bool trace_on_stdout = o.out_path.empty();
   if (trace_on_stdout) {
     std::cout << accel::trace::dump(real);
@@ -156,7 +159,8 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     return 0;
   }
   std::vector<accel::sim::TrainingRank> observed_ranks;
-  for (const Json& outcome : outcomes) observed_ranks.push_back(accel::ranks::training_from_json(outcome.at("training")));
+  for (const Json& outcome : outcomes)
+    observed_ranks.push_back(accel::ranks::training_from_json(outcome.at("training")));
   const auto predicted_ranks = accel::sim::simulate_training_ranks(job.loader, o.loop);
   const auto observed = accel::sim::training_verdict(observed_ranks);
   const auto predicted = accel::sim::training_verdict(predicted_ranks);
@@ -210,7 +214,8 @@ int main(int argc, char** argv) {
   Options o;
   auto* config_opt = app.add_option("--config", o.config_path, "JSON file with a `config` object (- for stdin)");
   app.add_option("--config-json", o.config_json, "the `config` object itself")->excludes(config_opt);
-  app.add_option("--backend", o.backend, "gloo (CPU) or nccl (one GPU per rank)")->check(CLI::IsMember({"gloo", "nccl"}));
+  app.add_option("--backend", o.backend, "gloo (CPU) or nccl (one GPU per rank)")
+      ->check(CLI::IsMember({"gloo", "nccl"}));
   app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout");
   app.add_option("--timeout-s", o.timeout_s, "seconds a collective or the rendezvous may take")
       ->check(CLI::Range(0.1, 86400.0));
@@ -225,7 +230,8 @@ int main(int argc, char** argv) {
                  "gradient_accumulation_steps: one gradient all_reduce per optimizer step (no_sync in between)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   app.add_flag("--sync-each-batch", o.loop.sync_each_batch, "GradientAccumulationPlugin(sync_each_batch=True)");
-  app.add_flag("--join-uneven-inputs", o.loop.join_uneven_inputs, "train inside accelerator.join_uneven_inputs([model])");
+  app.add_flag("--join-uneven-inputs", o.loop.join_uneven_inputs,
+               "train inside accelerator.join_uneven_inputs([model])");
   app.add_option("--join-even-batches", o.loop.join_even_batches,
                  "join_uneven_inputs(even_batches=...): true or false (default: the Accelerator's)");
   try {
@@ -241,7 +247,8 @@ int main(int argc, char** argv) {
   try {
     env = accel::ranks::rank_env_from_process();
     if (!o.check_collectives) {
-      if (o.config_path.empty() && o.config_json.empty()) throw accel::trace::ConfigError("give --config FILE or --config-json");
+      if (o.config_path.empty() && o.config_json.empty())
+        throw accel::trace::ConfigError("give --config FILE or --config-json");
       job = read_job(o, env);
     }
   } catch (const std::exception& e) {
@@ -255,8 +262,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<accel::ranks::PeerMonitor> monitor;
   try {
     rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
-    monitor = std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
-                                                         env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
+    monitor =
+        std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
+                                                    env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
     monitor->await_everyone();
     auto transport = make_transport(o.backend, *rendezvous, *monitor);
     if (o.check_collectives) {
@@ -265,7 +273,8 @@ int main(int argc, char** argv) {
       monitor->leave();
       accel::ranks::acknowledge(rendezvous->store(), env.rank);
       if (env.rank == 0) accel::ranks::await_acknowledgements(rendezvous->store(), *monitor);
-      if (problems.empty() && env.rank == 0) std::cout << "collectives ok (" << o.backend << ", " << env.world_size << " ranks)\n";
+      if (problems.empty() && env.rank == 0)
+        std::cout << "collectives ok (" << o.backend << ", " << env.world_size << " ranks)\n";
       finish(problems.empty() ? 0 : kExitDiffer);
     }
 
@@ -316,8 +325,8 @@ int main(int argc, char** argv) {
     finish(verdict);
   } catch (const std::exception& e) {
     // No usable GPU or an unwritable --out is this rank's input; anything else fails the job.
-    const bool bad_input = dynamic_cast<const accel::ranks::DeviceUnavailable*>(&e) ||
-                           dynamic_cast<const accel::trace::ConfigError*>(&e);
+    const bool bad_input =
+        dynamic_cast<const accel::ranks::DeviceUnavailable*>(&e) || dynamic_cast<const accel::trace::ConfigError*>(&e);
     const std::string why = accel::ranks::torch_message(e);
     std::cerr << who << (bad_input ? "" : "the job failed: ") << why << "\n";
     if (monitor) {

@@ -56,9 +56,12 @@ sim::TrainingRank training_from_json(const trace::Json& j) {
   r.optimizer_steps = j.at("optimizer_steps").get<std::int64_t>();
   r.scheduler_steps = j.at("scheduler_steps").get<std::int64_t>();
   if (const auto& h = j.at("hang"); !h.is_null()) {
-    r.hang = sim::TrainingHang{h.at("epoch").get<std::int64_t>(), h.at("step").get<std::int64_t>(),
-                               h.at("collective").get<std::string>(), h.at("collective_index").get<std::int64_t>(),
-                               h.at("missing_ranks").get<std::vector<std::int64_t>>(), h.at("message").get<std::string>()};
+    r.hang = sim::TrainingHang{h.at("epoch").get<std::int64_t>(),
+                               h.at("step").get<std::int64_t>(),
+                               h.at("collective").get<std::string>(),
+                               h.at("collective_index").get<std::int64_t>(),
+                               h.at("missing_ranks").get<std::vector<std::int64_t>>(),
+                               h.at("message").get<std::string>()};
   }
   if (const auto& o = j.at("out_of_step"); !o.is_null()) {
     r.out_of_step = sim::OutOfStep{o.at("epoch").get<std::int64_t>(), o.at("step").get<std::int64_t>()};

@@ -12,23 +12,11 @@
 #include "core/gradient_state.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "in_process_group.hpp"
+#include "rank_ranges.hpp"
 #include "simulator.hpp"
 
 namespace accel::sim {
 namespace {
-
-std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (i) os << ", ";
-    os << ranks[i];
-    if (j > i) os << (j == i + 1 ? ", " : "-") << ranks[j];
-    i = j + 1;
-  }
-  return os.str();
-}
 
 // Whether every contributor of an all_reduce of (1, x, x^2) sent the same x: n * sum(x^2) == sum(x)^2 holds
 // only then (Cauchy-Schwarz), so one reduction tells it without gathering.
@@ -114,7 +102,8 @@ trace::LoaderCase loader_under_loop(const trace::LoaderCase& config, const Train
   return c;
 }
 
-TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator& comm, const TrainingLoop& loop) {
+TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator& comm,
+                        const TrainingLoop& loop) {
   TrainingRank out;
   out.rank = rank;
   const trace::LoaderCase c = loader_under_loop(config, loop);
@@ -159,7 +148,11 @@ TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Comm
     }
     if (record.error) {
       // A loader collective (rng synchronisation, a dispatched batch) that some rank never entered.
-      out.hang = TrainingHang{static_cast<std::int64_t>(record.epochs.size()) - 1, 0, "the loader's collective", 0, {},
+      out.hang = TrainingHang{static_cast<std::int64_t>(record.epochs.size()) - 1,
+                              0,
+                              "the loader's collective",
+                              0,
+                              {},
                               record.error->message};
       return out;
     }
@@ -188,7 +181,8 @@ std::vector<TrainingRank> simulate_training_ranks(const trace::LoaderCase& confi
     });
   }
   for (auto& t : threads) t.join();
-  for (auto& f : failures) if (f) std::rethrow_exception(f);
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
   return out;
 }
 
@@ -213,7 +207,7 @@ std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& 
   std::ostringstream os;
   if (v.hang) {
     // Ranks that wait at different places are named by where the first one waits, then each other.
-    os << "ranks " << ranks_text(v.waiting_ranks) << " wait forever in the " << v.hang->collective << " at epoch "
+    os << "ranks " << rank_ranges(v.waiting_ranks) << " wait forever in the " << v.hang->collective << " at epoch "
        << v.hang->epoch << " step " << v.hang->step;
     for (const TrainingRank& r : ranks) {
       if (r.hang && (r.hang->epoch != v.hang->epoch || r.hang->step != v.hang->step)) {
@@ -222,7 +216,7 @@ std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& 
     }
     if (!v.finished_ranks.empty()) {
       // What the finished ranks trained on: the reason the others wait.
-      os << "; " << (v.finished_ranks.size() == 1 ? "rank " : "ranks ") << ranks_text(v.finished_ranks)
+      os << "; " << (v.finished_ranks.size() == 1 ? "rank " : "ranks ") << rank_ranges(v.finished_ranks)
          << (v.finished_ranks.size() == 1 ? " finished its loop after " : " finished their loops after ");
       std::vector<std::int64_t> totals;
       for (std::int64_t f : v.finished_ranks) {

@@ -56,12 +56,12 @@ struct TrainingRank {
   std::vector<std::int64_t> micro_steps;  // per epoch, the batches this rank trained on
   std::int64_t gradient_all_reduces = 0;  // its own, completed
   std::int64_t shadowed_all_reduces = 0;  // joined: gradient all_reduces matched with zeros
-  std::int64_t optimizer_steps = 0;  // AcceleratedOptimizer steps (syncing micro-steps)
-  std::int64_t scheduler_steps = 0;  // the wrapped scheduler's steps through AcceleratedScheduler
+  std::int64_t optimizer_steps = 0;       // AcceleratedOptimizer steps (syncing micro-steps)
+  std::int64_t scheduler_steps = 0;       // the wrapped scheduler's steps through AcceleratedScheduler
   std::optional<TrainingHang> hang;
   std::optional<OutOfStep> out_of_step;
   std::optional<trace::ErrorRecord> error;  // the loader raised (a rejected config or a failing pass)
-  std::optional<trace::RankRecord> record;   // what its loader yielded (the trace), unless prepare raised
+  std::optional<trace::RankRecord> record;  // what its loader yielded (the trace), unless prepare raised
 };
 
 // Whether join_uneven_inputs enables torch's Join for this config: only when the effective
@@ -73,7 +73,8 @@ bool join_enabled(const trace::LoaderCase& config, const TrainingLoop& loop);
 trace::LoaderCase loader_under_loop(const trace::LoaderCase& config, const TrainingLoop& loop);
 
 // One rank's loop over `comm` (its loader's own collectives included). Never throws for a hang.
-TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator& comm, const TrainingLoop& loop);
+TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator& comm,
+                        const TrainingLoop& loop);
 
 // Every rank, in one process: the prediction.
 std::vector<TrainingRank> simulate_training_ranks(const trace::LoaderCase& config, const TrainingLoop& loop);

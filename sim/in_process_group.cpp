@@ -2,17 +2,9 @@
 
 #include <sstream>
 
+#include "rank_ranges.hpp"
+
 namespace accel::sim {
-namespace {
-
-std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
-  return os.str();
-}
-
-}  // namespace
-
 class InProcessGroup::Endpoint final : public Communicator {
  public:
   Endpoint(InProcessGroup& group, std::int64_t rank) : group_(group), rank_(rank) {}
@@ -34,7 +26,9 @@ class InProcessGroup::Endpoint final : public Communicator {
 };
 
 InProcessGroup::InProcessGroup(std::int64_t world_size, std::chrono::milliseconds timeout)
-    : world_(world_size), timeout_(timeout), next_index_(static_cast<std::size_t>(world_size), 0),
+    : world_(world_size),
+      timeout_(timeout),
+      next_index_(static_cast<std::size_t>(world_size), 0),
       left_(static_cast<std::size_t>(world_size), false) {
   for (std::int64_t r = 0; r < world_size; ++r) endpoints_.push_back(std::make_unique<Endpoint>(*this, r));
 }
@@ -65,9 +59,10 @@ void InProcessGroup::check_stuck_locked() {
       p.done = true;
       p.missing = missing;
       std::vector<std::int64_t> waiting;
-      for (std::int64_t r = 0; r < world_; ++r) if (p.arrived[static_cast<std::size_t>(r)]) waiting.push_back(r);
-      p.failure = "collective #" + std::to_string(index) + " (" + p.op + ") would hang: ranks " + ranks_text(waiting) +
-                  " entered it, ranks " + ranks_text(missing) + " finished without entering it";
+      for (std::int64_t r = 0; r < world_; ++r)
+        if (p.arrived[static_cast<std::size_t>(r)]) waiting.push_back(r);
+      p.failure = "collective #" + std::to_string(index) + " (" + p.op + ") would hang: ranks " + rank_list(waiting) +
+                  " entered it, ranks " + rank_list(missing) + " finished without entering it";
     }
   }
 }
@@ -95,11 +90,12 @@ std::vector<Batch> InProcessGroup::collective(std::int64_t rank, const std::stri
   const bool finished = cv_.wait_for(lock, timeout_, [&] { return p.done; });
   if (!finished && !p.done) {
     std::vector<std::int64_t> missing;
-    for (std::int64_t r = 0; r < world_; ++r) if (!p.arrived[static_cast<std::size_t>(r)]) missing.push_back(r);
+    for (std::int64_t r = 0; r < world_; ++r)
+      if (!p.arrived[static_cast<std::size_t>(r)]) missing.push_back(r);
     p.done = true;
     p.missing = missing;
     p.failure = "collective #" + std::to_string(index) + " (" + op + ") timed out after " +
-                std::to_string(timeout_.count()) + " ms waiting for ranks " + ranks_text(missing);
+                std::to_string(timeout_.count()) + " ms waiting for ranks " + rank_list(missing);
   }
   std::vector<Batch> result;
   std::string failure = p.failure;

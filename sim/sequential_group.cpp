@@ -5,17 +5,9 @@
 #include <optional>
 #include <sstream>
 
+#include "rank_ranges.hpp"
+
 namespace accel::sim {
-namespace {
-
-std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
-  return os.str();
-}
-
-}  // namespace
-
 // Rank 0 (recording) or another rank (replaying rank 0's log). `limit` is where this rank cannot go on:
 // the end of rank 0's log on a first run (rank 0 never makes that collective, so the rank would wait:
 // `blocked`), or the hang found after every rank ran, raised as `hang`.
@@ -129,7 +121,7 @@ bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>
                                  ? log_[static_cast<std::size_t>(m)].op
                                  : *blocked_op[static_cast<std::size_t>(waiting.front())];
       const CollectiveError error("collective #" + std::to_string(m) + " (" + op + ") would hang: ranks " +
-                                      ranks_text(waiting) + " entered it, ranks " + ranks_text(missing) +
+                                      rank_list(waiting) + " entered it, ranks " + rank_list(missing) +
                                       " finished without entering it",
                                   missing, m);
       for (std::int64_t r : waiting) {

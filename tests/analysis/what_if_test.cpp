@@ -19,7 +19,8 @@ std::vector<std::int64_t> iota(std::int64_t from, std::int64_t to) {
 }
 
 const Scenario& find(const WhatIfReport& r, const std::string& label) {
-  for (const auto& s : r.scenarios) if (s.label == label) return s;
+  for (const auto& s : r.scenarios)
+    if (s.label == label) return s;
   throw std::runtime_error("no scenario " + label);
 }
 

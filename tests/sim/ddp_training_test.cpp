@@ -31,7 +31,8 @@ TEST(DdpTraining, UnevenRanksBlockInTheGradientAllReduceOfTheShortRanksMissingSt
   EXPECT_EQ(v.hang->step, 1);
   EXPECT_EQ(v.hang->collective, "gradient all_reduce");
   EXPECT_EQ(v.hang->missing_ranks, (std::vector<std::int64_t>{2}));
-  EXPECT_NE(describe(v, ranks).find("ranks 0, 1 wait forever in the gradient all_reduce at epoch 0 step 1; rank 2 finished its loop after 1 micro-step"),
+  EXPECT_NE(describe(v, ranks).find("ranks 0, 1 wait forever in the gradient all_reduce at epoch 0 step 1; rank 2 "
+                                    "finished its loop after 1 micro-step"),
             std::string::npos)
       << describe(v, ranks);
 }
