@@ -1,9 +1,7 @@
 #include "ddp_training.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <sstream>
-#include <thread>
 
 #include "core/accelerated_optimizer.hpp"
 #include "core/accelerated_scheduler.hpp"
@@ -166,23 +164,9 @@ TrainingRank train_rank(const trace::LoaderCase& config, std::int64_t rank, Comm
 std::vector<TrainingRank> simulate_training_ranks(const trace::LoaderCase& config, const TrainingLoop& loop) {
   const std::int64_t world = config.prepare.num_processes;
   std::vector<TrainingRank> out(static_cast<std::size_t>(world));
-  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
-  InProcessGroup group(world);
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(world));
-  for (std::int64_t r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        out[static_cast<std::size_t>(r)] = train_rank(config, r, group.endpoint(r), loop);
-      } catch (...) {
-        failures[static_cast<std::size_t>(r)] = std::current_exception();
-      }
-      group.leave(r);
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& f : failures)
-    if (f) std::rethrow_exception(f);
+  run_ranks_in_threads(world, [&](std::int64_t r, Communicator& comm) {
+    out[static_cast<std::size_t>(r)] = train_rank(config, r, comm, loop);
+  });
   return out;
 }
 

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/communicator.hpp"
@@ -57,5 +59,29 @@ class InProcessGroup {
   std::map<std::int64_t, Pending> pending_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
 };
+
+// Runs `per_rank(rank, comm)` for every rank, one thread each over an in-process group. A rank leaves the
+// group when its function returns or throws; the first rank's exception is rethrown once every thread ended.
+template <typename F>
+void run_ranks_in_threads(std::int64_t world, F per_rank) {
+  InProcessGroup group(world);
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(world));
+  for (std::int64_t r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        per_rank(r, group.endpoint(r));
+      } catch (...) {
+        failures[static_cast<std::size_t>(r)] = std::current_exception();
+      }
+      group.leave(r);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& f : failures) {
+    if (f) std::rethrow_exception(f);
+  }
+}
 
 }  // namespace accel::sim

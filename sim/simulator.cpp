@@ -2,7 +2,6 @@
 
 #include <exception>
 #include <string>
-#include <thread>
 
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
@@ -102,34 +101,13 @@ std::optional<std::int64_t> set_epoch_of(const trace::LoaderCase& config, std::i
   return std::nullopt;
 }
 
-// Runs `per_rank(rank, comm)` for every rank, one thread each over an in-process group; a rank leaves
-// the group when its function returns or throws.
-template <typename F>
-void run_ranks_together(std::int64_t world, F per_rank) {
-  InProcessGroup group(world);
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(world));
-  for (std::int64_t r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        per_rank(r, group.endpoint(r));
-      } catch (...) {
-        group.leave(r);
-        throw;
-      }
-      group.leave(r);
-    });
-  }
-  for (auto& t : threads) t.join();
-}
-
 }  // namespace
 
 std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& config) {
   const std::int64_t world = config.prepare.num_processes;
   std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
-  run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
+  run_ranks_in_threads(world, [&](std::int64_t r, Communicator& comm) {
     try {
       ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
     } catch (...) {
@@ -263,7 +241,7 @@ trace::Trace simulate(const trace::LoaderCase& config) {
 std::vector<LockstepRank> simulate_lockstep(const trace::LoaderCase& config) {
   const std::int64_t world = config.prepare.num_processes;
   std::vector<LockstepRank> out(static_cast<std::size_t>(world));
-  run_ranks_together(world, [&](std::int64_t r, Communicator& comm) {
+  run_ranks_in_threads(world, [&](std::int64_t r, Communicator& comm) {
     LockstepRank& me = out[static_cast<std::size_t>(r)];
     me.rank = r;
     PreparedLoader prepared = prepare_data_loader(config.loader, options_for_rank(config, r));
