@@ -307,19 +307,30 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
          !c.loader.generator_seed;
 }
 
-// The DDP training loop over a config's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
-// when it is small enough to run here: one thread per rank, a collective per syncing micro-step.
-std::optional<std::vector<sim::TrainingRank>> simulate_ddp(const trace::LoaderCase& c, const sim::TrainingLoop& loop,
-                                                           std::int64_t max_steps) {
-  constexpr std::int64_t kMaxRanks = 256, kMaxCollectives = 200000;
+// The DDP training loop over a scenario's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
+// predicted from each rank's batches per pass (`passes` when every pass was computed, else the first pass's
+// counts for every pass, which holds unless a pass is a skip_first_batches loader). nullopt when no prediction
+// holds: too many micro-steps, or a Join whose ranks pair different collectives.
+std::optional<sim::TrainingVerdict> predict_ddp(const Scenario& s, const std::vector<PassFigures>* passes,
+                                                const sim::TrainingLoop& loop) {
+  constexpr std::int64_t kMaxMicroSteps = 10'000'000;
+  const trace::LoaderCase& c = s.config;
   const std::int64_t R = c.prepare.num_processes;
-  if (R < 2 || R > kMaxRanks || R * std::max<std::int64_t>(1, max_steps) * c.epochs > kMaxCollectives)
-    return std::nullopt;
-  try {
-    return sim::simulate_training_ranks(c, loop);
-  } catch (const std::exception&) {
+  if (R < 2 || s.rejected || s.iteration_error || s.batches_per_rank.size() != static_cast<std::size_t>(R)) {
     return std::nullopt;
   }
+  const bool every_pass = passes && static_cast<std::int64_t>(passes->size()) == c.epochs;
+  const bool skips = std::find(c.schedule.begin(), c.schedule.end(), trace::LoaderRole::Skipped) != c.schedule.end();
+  if (!every_pass && skips) return std::nullopt;
+  std::vector<std::vector<std::int64_t>> batches(static_cast<std::size_t>(R));
+  for (std::int64_t r = 0; r < R; ++r) {
+    for (std::int64_t e = 0; e < c.epochs; ++e) {
+      batches[static_cast<std::size_t>(r)].push_back(
+          every_pass ? (*passes)[static_cast<std::size_t>(e)].steps_per_rank.at(static_cast<std::size_t>(r))
+                     : s.batches_per_rank[static_cast<std::size_t>(r)]);
+    }
+  }
+  return sim::predict_training(batches, loop, sim::join_enabled(c, loop), kMaxMicroSteps);
 }
 
 // The even_batches=False alternative as the table simulated it: advised only when it removes duplicates, and
@@ -343,15 +354,14 @@ std::string even_batches_advice(const WhatIfReport& report) {
        << " in any per-step collective";
     sim::TrainingLoop join;
     join.join_uneven_inputs = true;
-    const auto joined = simulate_ddp(alt.config, join, alt.max_steps);
-    if (!joined) {
-      os << " unless the loop runs under join_uneven_inputs (not simulated at this size)";
-    } else if (const auto v = sim::training_verdict(*joined); v.completed) {
+    // The alternative's passes are not computed one by one: its first pass stands for every pass.
+    const auto joined = predict_ddp(alt, nullptr, join);
+    if (joined && joined->completed) {
       os << "; under accelerator.join_uneven_inputs([model]) (simulated, as `accel-sim launch --no-even-batches "
             "--join-uneven-inputs` runs it) every rank completes";
     } else {
-      // Advice that does not hold is not given; what the simulation found is said instead.
-      os << "; join_uneven_inputs does not save it here (simulated: " << sim::describe(v, *joined) << ")";
+      // Advice that was not shown to hold is not given as a fix.
+      os << " (join_uneven_inputs could not be shown to save it here)";
     }
     return os.str();
   }
@@ -491,8 +501,8 @@ void add_warnings(WhatIfReport& report) {
     if (s.config.epochs > 1) {
       // Collectives pair by order, not by epoch: with no collective between passes the short ranks start the
       // next pass and pair its steps with the others' last ones, so a DDP loop blocks later than pass 0 says.
-      if (const auto ranks = simulate_ddp(s.config, {}, s.max_steps)) {
-        ddp = sim::training_verdict(*ranks);
+      ddp = predict_ddp(s, &report.passes.passes, {});
+      if (ddp) {
         if (ddp->hang && (ddp->hang->epoch != 0 || ddp->hang->step != s.min_steps)) {
           os << "; over " << s.config.epochs
              << " epochs a DDP loop (simulated, as `accel-sim launch` runs it) blocks at "

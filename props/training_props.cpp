@@ -1,6 +1,7 @@
-// Property 12: real-rank training. The DDP loop every rank runs (sim/ddp_training.hpp, the same code
-// accel-sim-rank runs over Gloo) makes a gradient all_reduce exactly where accumulate() syncs, so the
-// job's fate follows from each rank's batch count alone, computed here without the loop:
+// Property 12: real-rank training (one epoch; over two, the what-if's closed form against the loop). The DDP loop every
+// rank runs (sim/ddp_training.hpp, the same code accel-sim-rank runs over Gloo) makes a gradient all_reduce exactly
+// where accumulate() syncs, so the job's fate follows from each rank's batch count alone, computed here without the
+// loop:
 //  - rank r syncs at micro-steps j with (j+1) % k == 0 and at its last batch (sync_with_dataloader), and
 //    all_reduces there, or at every micro-step with sync_each_batch (more than one process);
 //  - with an enabled Join (join_uneven_inputs and even_batches False) the job completes exactly when, at
@@ -28,9 +29,39 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out() {
   loop.join_uneven_inputs = *rc::gen::element(false, false, true);
   RC_LOG() << "grad_accum=" << loop.gradient_accumulation_steps << " sync_each_batch=" << loop.sync_each_batch
            << " join=" << loop.join_uneven_inputs << "\n";
-  const trace::LoaderCase config = loader_case(c, 1);
+  const std::int64_t epochs = *rc::gen::element<std::int64_t>(1, 1, 2);
+  RC_LOG() << "epochs=" << epochs << "\n";
+  const trace::LoaderCase config = loader_case(c, epochs);
   const auto ranks = sim::simulate_training_ranks(config, loop);
   const auto verdict = sim::training_verdict(ranks);
+  // The what-if's closed form (sim::predict_training, from the batch counts alone) agrees with running the
+  // loop, or says it cannot predict (only under Join with ranks that disagree on syncing, checked below).
+  std::vector<std::vector<std::int64_t>> counts;
+  for (std::int64_t r = 0; r < c.ranks; ++r) counts.push_back(std::vector<std::int64_t>(epochs, shard_batches(c, r)));
+  const auto predicted = sim::predict_training(counts, loop, sim::join_enabled(config, loop), 1'000'000);
+  if (predicted) {
+    RC_ASSERT(predicted->completed == verdict.completed);
+    RC_ASSERT(predicted->waiting_ranks == verdict.waiting_ranks);
+    RC_ASSERT(predicted->finished_ranks == verdict.finished_ranks);
+    RC_ASSERT(predicted->hang.has_value() == verdict.hang.has_value());
+    if (predicted->hang) {
+      RC_ASSERT(predicted->hang->epoch == verdict.hang->epoch);
+      RC_ASSERT(predicted->hang->step == verdict.hang->step);
+      RC_ASSERT(predicted->hang->collective == verdict.hang->collective);
+      RC_ASSERT(predicted->hang->missing_ranks == verdict.hang->missing_ranks);
+    }
+    RC_ASSERT(predicted->out_of_step.has_value() == verdict.out_of_step.has_value());
+    if (predicted->out_of_step) {
+      RC_ASSERT(predicted->out_of_step->epoch == verdict.out_of_step->epoch);
+      RC_ASSERT(predicted->out_of_step->step == verdict.out_of_step->step);
+    }
+  }
+  // Over two epochs only the closed form above is checked: collectives pair across the epoch boundary.
+  if (epochs > 1) {
+    RC_TAG("two epochs");
+    RC_ASSERT(predicted.has_value() || sim::join_enabled(config, loop));
+    return;
+  }
 
   const std::int64_t k = loop.gradient_accumulation_steps;
   std::vector<std::vector<std::int64_t>> all_reduces, syncs;
@@ -61,6 +92,7 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out() {
     }
     RC_TAG(agree ? "joined" : "joined, ranks disagree on syncing");
     RC_ASSERT(verdict.completed == agree);
+    RC_ASSERT(predicted.has_value() == agree);
     if (!agree) return;
     for (std::int64_t r = 0; r < c.ranks; ++r) {
       RC_ASSERT(ranks[static_cast<std::size_t>(r)].optimizer_steps ==
@@ -96,6 +128,7 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out() {
     for (const auto& a : all_reduces) out_of_step = out_of_step || a[i] != all_reduces[0][i];
   }
   RC_ASSERT(verdict.out_of_step.has_value() == out_of_step);
+  RC_ASSERT(predicted.has_value());
 }
 
 }  // namespace accel::props

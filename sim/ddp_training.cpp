@@ -187,6 +187,110 @@ TrainingVerdict training_verdict(const std::vector<TrainingRank>& ranks) {
   return v;
 }
 
+namespace {
+
+struct MicroStep {
+  std::int64_t epoch, step;
+  bool all_reduce;  // a gradient all_reduce (syncing, or sync_each_batch)
+  friend bool operator==(const MicroStep& a, const MicroStep& b) { return a.epoch == b.epoch && a.step == b.step; }
+};
+
+}  // namespace
+
+std::optional<TrainingVerdict> predict_training(const std::vector<std::vector<std::int64_t>>& batches,
+                                                const TrainingLoop& loop, bool join, std::int64_t max_micro_steps) {
+  const auto world = static_cast<std::int64_t>(batches.size());
+  const std::int64_t k = std::max<std::int64_t>(1, loop.gradient_accumulation_steps);
+  // One schedule per distinct count vector, in the order of the first rank that has it.
+  std::vector<std::vector<MicroStep>> schedules;
+  std::vector<std::size_t> schedule_of(static_cast<std::size_t>(world));
+  std::vector<std::vector<std::int64_t>> seen;
+  for (std::int64_t r = 0; r < world; ++r) {
+    const auto& counts = batches[static_cast<std::size_t>(r)];
+    const auto it = std::find(seen.begin(), seen.end(), counts);
+    if (it != seen.end()) {
+      schedule_of[static_cast<std::size_t>(r)] = static_cast<std::size_t>(it - seen.begin());
+      continue;
+    }
+    std::int64_t total = 0;
+    for (std::int64_t n : counts) total += n;
+    if (total > max_micro_steps) return std::nullopt;
+    std::vector<MicroStep> steps;
+    steps.reserve(static_cast<std::size_t>(total));
+    for (std::size_t e = 0; e < counts.size(); ++e) {
+      // accumulate()'s _do_sync: every k-th micro-step, and the pass's last batch (the count restarts there).
+      for (std::int64_t j = 0; j < counts[e]; ++j) {
+        const bool sync = (j + 1) % k == 0 || j == counts[e] - 1;
+        steps.push_back({static_cast<std::int64_t>(e), j, sync || (loop.sync_each_batch && world > 1)});
+      }
+    }
+    schedule_of[static_cast<std::size_t>(r)] = schedules.size();
+    schedules.push_back(std::move(steps));
+    seen.push_back(counts);
+  }
+  TrainingVerdict v;
+  if (join) {
+    // Every micro-step of an active rank makes the same Join collectives; a joined rank shadows them. So
+    // nothing blocks while the active ranks agree on whether to all_reduce.
+    std::size_t longest = 0;
+    for (const auto& s : schedules) longest = std::max(longest, s.size());
+    std::vector<std::optional<MicroStep>> first_mismatch(schedules.size());
+    for (std::size_t p = 0; p < longest; ++p) {
+      std::optional<bool> reduces;
+      std::optional<MicroStep> reducing;
+      bool mismatch = false;
+      for (const auto& s : schedules) {
+        if (p >= s.size()) continue;
+        if (reduces && *reduces != s[p].all_reduce) return std::nullopt;
+        reduces = s[p].all_reduce;
+        if (s[p].all_reduce) {
+          if (reducing && !(*reducing == s[p])) mismatch = true;
+          reducing = s[p];
+        }
+      }
+      if (!mismatch) continue;
+      for (std::size_t g = 0; g < schedules.size(); ++g) {
+        if (p < schedules[g].size() && !first_mismatch[g]) first_mismatch[g] = schedules[g][p];
+      }
+    }
+    for (std::int64_t r = 0; r < world && !v.out_of_step; ++r) {
+      if (const auto& m = first_mismatch[schedule_of[static_cast<std::size_t>(r)]])
+        v.out_of_step = OutOfStep{m->epoch, m->step};
+    }
+    return v;
+  }
+  // Without Join the i-th gradient all_reduce of every rank pairs up, whatever step each is at.
+  std::vector<std::vector<MicroStep>> reduces(schedules.size());
+  for (std::size_t g = 0; g < schedules.size(); ++g) {
+    for (const MicroStep& m : schedules[g]) {
+      if (m.all_reduce) reduces[g].push_back(m);
+    }
+  }
+  std::size_t fewest = reduces[0].size();
+  for (const auto& a : reduces) fewest = std::min(fewest, a.size());
+  for (std::size_t i = 0; i < fewest && !v.out_of_step; ++i) {
+    for (const auto& a : reduces) {
+      if (!(a[i] == reduces[0][i])) {
+        // Every rank notices on the same collective; the verdict reports rank 0's step.
+        const MicroStep& m = reduces[schedule_of[0]][i];
+        v.out_of_step = OutOfStep{m.epoch, m.step};
+        break;
+      }
+    }
+  }
+  std::vector<std::int64_t> missing;
+  for (std::int64_t r = 0; r < world; ++r) {
+    const auto& a = reduces[schedule_of[static_cast<std::size_t>(r)]];
+    (a.size() > fewest ? v.waiting_ranks : missing).push_back(r);
+  }
+  if (v.waiting_ranks.empty()) return v;
+  v.completed = false;
+  v.finished_ranks = missing;
+  const MicroStep& at = reduces[schedule_of[static_cast<std::size_t>(v.waiting_ranks.front())]][fewest];
+  v.hang = TrainingHang{at.epoch, at.step, "gradient all_reduce", 0, missing, ""};
+  return v;
+}
+
 std::string describe(const TrainingVerdict& v, const std::vector<TrainingRank>& ranks) {
   std::ostringstream os;
   if (v.hang) {

@@ -90,6 +90,16 @@ struct TrainingVerdict {
 };
 TrainingVerdict training_verdict(const std::vector<TrainingRank>& ranks);
 
+// The same verdict from each rank's batch count per pass alone, without running the loop: the collectives
+// are known in advance (a gradient all_reduce where accumulate() syncs; Join's per-micro-step pair), so ranks
+// with the same counts share one schedule and the verdict is found by walking the schedules side by side,
+// O(distinct schedules x micro-steps). nullopt when it would take more than `max_micro_steps` per schedule,
+// or under Join when ranks still training disagree on syncing (they pair different collectives; only
+// running the loop says what then happens). `batches[r][e]`: rank r's batches in pass e. The verdict's
+// hang carries no collective_index (the loader's collectives are not counted here).
+std::optional<TrainingVerdict> predict_training(const std::vector<std::vector<std::int64_t>>& batches,
+                                                const TrainingLoop& loop, bool join, std::int64_t max_micro_steps);
+
 // "ranks 0-1 wait forever in the gradient all_reduce at epoch 0 step 1 (rank 2 finished its loop after
 // 1 micro-step)"; "completed: ..." when nothing hung.
 std::string describe(const TrainingVerdict& verdict, const std::vector<TrainingRank>& ranks);
