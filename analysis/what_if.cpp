@@ -354,11 +354,18 @@ std::string even_batches_advice(const WhatIfReport& report) {
        << " in any per-step collective";
     sim::TrainingLoop join;
     join.join_uneven_inputs = true;
+    // Accelerate 1.15 runs join_uneven_inputs only on multi-device (GPU) jobs; on CPUs it does nothing.
+    const bool cpu = report.launch && report.launch->use_cpu;
+    join.multi_device = !cpu;
     // The alternative's passes are not computed one by one: its first pass stands for every pass.
     const auto joined = predict_ddp(alt, nullptr, join);
-    if (joined && joined->completed) {
-      os << "; under accelerator.join_uneven_inputs([model]) (simulated, as `accel-sim launch --no-even-batches "
-            "--join-uneven-inputs` runs it) every rank completes";
+    if (cpu) {
+      os << "; join_uneven_inputs would not save it: Accelerate ignores it on multi-CPU jobs (simulated: the ranks "
+            "still wait)";
+    } else if (joined && joined->completed) {
+      os << "; under accelerator.join_uneven_inputs([model]) on GPUs (simulated, as `accel-sim launch "
+            "--no-even-batches --join-uneven-inputs --distributed-type MULTI_GPU` runs it) every rank completes "
+            "(Accelerate ignores join_uneven_inputs on multi-CPU jobs)";
     } else {
       // Advice that was not shown to hold is not given as a fix.
       os << " (join_uneven_inputs could not be shown to save it here)";

@@ -35,6 +35,10 @@ void RankFlags::add_to(CLI::App& app) {
                "is False)");
   app.add_option("--join-even-batches", join_even_batches,
                  "join_uneven_inputs(even_batches=true|false) overrides the loader's even_batches (default: none)");
+  app.add_option("--distributed-type", distributed_type,
+                 "the job Accelerate sees: MULTI_GPU (join_uneven_inputs works) or MULTI_CPU (it does nothing, as in "
+                 "Accelerate 1.15); default: MULTI_CPU over gloo, MULTI_GPU over nccl")
+      ->check(CLI::IsMember({"MULTI_CPU", "MULTI_GPU"}));
 }
 
 std::vector<std::string> RankFlags::driver_args(const trace::Json& config) const {
@@ -59,6 +63,7 @@ std::vector<std::string> RankFlags::driver_args(const trace::Json& config) const
   if (sync_each_batch) args.push_back("--sync-each-batch");
   if (join_uneven_inputs) args.push_back("--join-uneven-inputs");
   if (join_even_batches) args.insert(args.end(), {"--join-even-batches", *join_even_batches ? "true" : "false"});
+  if (!distributed_type.empty()) args.insert(args.end(), {"--distributed-type", distributed_type});
   return args;
 }
 

@@ -28,6 +28,7 @@ struct RankFlags {
   bool sync_each_batch = false;
   bool join_uneven_inputs = false;
   std::optional<bool> join_even_batches;
+  std::string distributed_type;  // MULTI_CPU or MULTI_GPU; empty: by the backend (gloo: MULTI_CPU, nccl: MULTI_GPU)
 
   void add_to(CLI::App& app);
 

@@ -234,6 +234,9 @@ int main(int argc, char** argv) {
                "train inside accelerator.join_uneven_inputs([model])");
   app.add_option("--join-even-batches", o.loop.join_even_batches,
                  "join_uneven_inputs(even_batches=...): true or false (default: the Accelerator's)");
+  std::string distributed_type;
+  app.add_option("--distributed-type", distributed_type, "MULTI_CPU or MULTI_GPU (default: by the backend)")
+      ->check(CLI::IsMember({"MULTI_CPU", "MULTI_GPU"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -241,6 +244,9 @@ int main(int argc, char** argv) {
     std::cerr << "accel-sim-rank: " << e.what() << "\n";
     return kExitBadInput;
   }
+
+  // Accelerator.multi_device: join_uneven_inputs only works on multi-device (GPU) jobs.
+  o.loop.multi_device = distributed_type.empty() ? o.backend == "nccl" : distributed_type == "MULTI_GPU";
 
   accel::ranks::RankEnv env;
   Job job;

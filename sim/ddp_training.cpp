@@ -85,7 +85,7 @@ class Loop {
 }  // namespace
 
 bool join_enabled(const trace::LoaderCase& config, const TrainingLoop& loop) {
-  if (!loop.join_uneven_inputs || config.prepare.num_processes <= 1) return false;
+  if (!loop.join_uneven_inputs || !loop.multi_device || config.prepare.num_processes <= 1) return false;
   return !loop.join_even_batches.value_or(config.prepare.even_batches);
 }
 
@@ -93,7 +93,7 @@ trace::LoaderCase loader_under_loop(const trace::LoaderCase& config, const Train
   trace::LoaderCase c = config;
   // Accelerator.join_uneven_inputs sets dl.batch_sampler.even_batches on every prepared loader but a
   // DataLoaderDispatcher; only a BatchSamplerShard reads it.
-  if (loop.join_uneven_inputs && loop.join_even_batches && config.prepare.num_processes > 1 &&
+  if (loop.join_uneven_inputs && loop.multi_device && loop.join_even_batches && config.prepare.num_processes > 1 &&
       !resolve_dispatch_batches(config.loader, config.prepare)) {
     c.prepare.even_batches = *loop.join_even_batches;
   }

@@ -32,6 +32,10 @@ struct TrainingLoop {
   // `with accelerator.join_uneven_inputs([model], even_batches=join_even_batches):` around the loop.
   bool join_uneven_inputs = false;
   std::optional<bool> join_even_batches;
+  // Accelerator.multi_device: a GPU-like job (MULTI_GPU, NPU, XPU, ...). Accelerate 1.15 runs
+  // join_uneven_inputs only there; on MULTI_CPU (gloo on CPUs) it warns and does nothing, so uneven ranks
+  // still block (recorded: golden/cases-ddp/uneven-n3-l10-b2-join.json).
+  bool multi_device = true;
 };
 
 // Where a rank blocked forever: the collective it entered that some rank never will.
@@ -64,12 +68,13 @@ struct TrainingRank {
   std::optional<trace::RankRecord> record;  // what its loader yielded (the trace), unless prepare raised
 };
 
-// Whether join_uneven_inputs enables torch's Join for this config: only when the effective
-// even_batches (the override, else the Accelerator's) is False, and only with more than one process.
+// Whether join_uneven_inputs enables torch's Join for this config: only on a multi-device job, when the
+// effective even_batches (the override, else the Accelerator's) is False, with more than one process.
 bool join_enabled(const trace::LoaderCase& config, const TrainingLoop& loop);
 
 // The loader config as the loop sees it: join_uneven_inputs(even_batches=...) overrides a map-style
-// shard loader's even_batches for the duration of the loop (never a DataLoaderDispatcher's).
+// shard loader's even_batches for the duration of the loop (never a DataLoaderDispatcher's; only on a
+// multi-device job).
 trace::LoaderCase loader_under_loop(const trace::LoaderCase& config, const TrainingLoop& loop);
 
 // One rank's loop over `comm` (its loader's own collectives included). Never throws for a hang.

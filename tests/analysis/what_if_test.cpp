@@ -97,7 +97,7 @@ TEST(WhatIfAdvice, EvenBatchesFalseIsAdvisedWithItsHangAndJoinUnevenInputsSimula
   const Warning* w = find_warning(r, code::kDuplicatedSamples);
   ASSERT_NE(w, nullptr);
   EXPECT_NE(w->message.find("ranks 0-40 then wait forever at step 15"), std::string::npos) << w->message;
-  EXPECT_NE(w->message.find("join_uneven_inputs([model]) (simulated"), std::string::npos) << w->message;
+  EXPECT_NE(w->message.find("join_uneven_inputs([model]) on GPUs (simulated"), std::string::npos) << w->message;
   EXPECT_NE(w->message.find("every rank completes"), std::string::npos) << w->message;
 }
 

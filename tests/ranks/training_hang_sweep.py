@@ -47,6 +47,9 @@ def generate(rng):
         loop += ["--grad-accum", "2", "--sync-each-batch"]
     if rng.random() < 0.15:
         loop.append("--join-uneven-inputs")
+        # Accelerate joins only on multi-device jobs; over gloo the default is MULTI_CPU, where it does nothing.
+        if rng.random() < 0.5:
+            loop += ["--distributed-type", "MULTI_GPU"]
     return ranks, flags, loop
 
 

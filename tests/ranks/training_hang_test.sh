@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real ranks that train (issue 16): a job whose ranks get different numbers of batches must block in the
 # real gradient all_reduce, and `launch` must say so (exit 5) naming the waiting ranks and the step the
-# simulator predicts, never "identical"; the same job inside join_uneven_inputs completes.
+# simulator predicts, never "identical"; the same job inside join_uneven_inputs completes on a MULTI_GPU job.
 #   training_hang_test.sh ACCEL_SIM
 set -u
 bin=$1
@@ -23,8 +23,12 @@ check_output "names ranks 0, 1 at epoch 0 step 1" "^\[rank 0\] hang: ranks 0, 1 
 check_lacks "never says identical" "identical" echo "$out"
 check "detected within --timeout-s (took ${took}s)" 0 test "$took" -le 10
 
-out=$("$bin" "${uneven[@]}" --join-uneven-inputs 2>&1)
-check "join_uneven_inputs completes" 0 test $? -eq 0
+# Accelerate 1.15 runs join_uneven_inputs only on multi-device jobs: over gloo on CPUs (MULTI_CPU) it does nothing
+# and the job hangs as before (recorded from real DDP: golden/cases-ddp/uneven-n3-l10-b2-join.json).
+"$bin" "${uneven[@]}" --join-uneven-inputs >/dev/null 2>&1
+check "join_uneven_inputs on MULTI_CPU still hangs" 0 test $? -eq 5
+out=$("$bin" "${uneven[@]}" --join-uneven-inputs --distributed-type MULTI_GPU 2>&1)
+check "join_uneven_inputs on MULTI_GPU completes" 0 test $? -eq 0
 check_output "and says identical with the steps" "^\[rank 0\] identical (completed: 2 optimizer steps" echo "$out"
 
 out=$("$bin" "${uneven[@]}" --loader-only 2>&1)

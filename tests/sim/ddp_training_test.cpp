@@ -66,6 +66,14 @@ TEST(DdpTraining, JoinIsDisabledWhileEvenBatchesIsTrueAsAccelerateDoes) {
   EXPECT_FALSE(loader_under_loop(map_case(3, 10, 2), loop).prepare.even_batches);
   loop.join_even_batches = true;
   EXPECT_FALSE(join_enabled(uneven(3, 10, 2), loop));
+  // Accelerator.multi_device: on MULTI_CPU join_uneven_inputs does nothing, the override included.
+  loop.join_even_batches = false;
+  loop.multi_device = false;
+  EXPECT_FALSE(join_enabled(uneven(3, 10, 2), loop));
+  EXPECT_TRUE(loader_under_loop(map_case(3, 10, 2), loop).prepare.even_batches);
+  EXPECT_FALSE(training_verdict(simulate_training_ranks(uneven(3, 10, 2), loop)).completed);
+  loop.multi_device = true;
+  loop.join_even_batches = true;
   EXPECT_TRUE(simulate_training_ranks(uneven(3, 10, 2), loop).size() == 3);
   EXPECT_TRUE(training_verdict(simulate_training_ranks(uneven(3, 10, 2), loop)).completed);
 }
