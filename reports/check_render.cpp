@@ -1,4 +1,5 @@
 #include "reports/check_render.hpp"
+#include "reports/markup_escape.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -37,37 +38,6 @@ nlohmann::ordered_json render_check_json(const analysis::CheckReport& r, const s
   return j;
 }
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and carriage return.
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out += "?";
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
 std::string render_check_junit(const analysis::CheckReport& r, const std::string& command_line) {
   std::int64_t failures = 0, skipped = 0;
   for (const auto& o : r.outcomes) {
@@ -80,19 +50,20 @@ std::string render_check_junit(const analysis::CheckReport& r, const std::string
      << "\" errors=\"0\">\n";
   os << "  <testsuite name=\"accel-sim check\" tests=\"" << r.outcomes.size() << "\" failures=\"" << failures
      << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
-  os << "    <properties><property name=\"command_line\" value=\"" << xml_escape(command_line) << "\"/></properties>\n";
+  os << "    <properties><property name=\"command_line\" value=\"" << escape_markup(command_line)
+     << "\"/></properties>\n";
   for (const auto& o : r.outcomes) {
-    os << "    <testcase classname=\"" << xml_escape(o.pass) << "\" name=\"" << xml_escape(o.requirement) << "\"";
+    os << "    <testcase classname=\"" << escape_markup(o.pass) << "\" name=\"" << escape_markup(o.requirement) << "\"";
     if (o.skipped) {
-      os << ">\n      <skipped message=\"" << xml_escape(o.evidence) << "\"/>\n    </testcase>\n";
+      os << ">\n      <skipped message=\"" << escape_markup(o.evidence) << "\"/>\n    </testcase>\n";
       continue;
     }
     if (o.holds) {
       os << "/>\n";
       continue;
     }
-    os << ">\n      <failure message=\"" << xml_escape(o.requirement + " does not hold on the " + o.pass)
-       << "\" type=\"" << xml_escape(o.requirement) << "\">" << xml_escape(o.evidence)
+    os << ">\n      <failure message=\"" << escape_markup(o.requirement + " does not hold on the " + o.pass)
+       << "\" type=\"" << escape_markup(o.requirement) << "\">" << escape_markup(o.evidence)
        << "</failure>\n    </testcase>\n";
   }
   os << "  </testsuite>\n</testsuites>\n";

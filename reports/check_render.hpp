@@ -18,7 +18,4 @@ nlohmann::ordered_json render_check_json(const analysis::CheckReport& report, co
 // A JUnit XML document: <testsuites><testsuite name="accel-sim check" ...><testcase classname="PASS" name="REQ">.
 std::string render_check_junit(const analysis::CheckReport& report, const std::string& command_line);
 
-// XML-escapes text for an attribute or element (&, <, >, ", ' and control characters other than tab/newline).
-std::string xml_escape(const std::string& text);
-
 }  // namespace accel::reports

@@ -1,6 +1,7 @@
 // The what-if report as one HTML page with inline SVG charts (see html_report.hpp). It only lays out what
 // the analysis computed: the timeline's rows and shown steps, the coverage bins' counts, the lr curve.
 #include "html_report.hpp"
+#include "reports/markup_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,29 +18,6 @@ namespace accel::reports {
 namespace {
 
 using namespace html_colour;
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string num(double v, int precision = 2) {
   std::ostringstream os;
@@ -64,7 +42,7 @@ std::string ids_text(const std::vector<SampleId>& ids, bool more) {
 }
 
 std::string swatch(const char* colour, const std::string& label) {
-  return std::string("<span class=\"sw\" style=\"background:") + colour + "\"></span>" + escape(label);
+  return std::string("<span class=\"sw\" style=\"background:") + colour + "\"></span>" + escape_markup(label);
 }
 
 std::string rect(double x, double y, double w, double h, const char* fill, const std::string& title = "") {
@@ -74,7 +52,7 @@ std::string rect(double x, double y, double w, double h, const char* fill, const
   if (title.empty()) {
     os << "/>";
   } else {
-    os << "><title>" << escape(title) << "</title></rect>";
+    os << "><title>" << escape_markup(title) << "</title></rect>";
   }
   return os.str();
 }
@@ -82,7 +60,7 @@ std::string rect(double x, double y, double w, double h, const char* fill, const
 std::string text(double x, double y, const std::string& t, int size = 11, const char* anchor = "start") {
   std::ostringstream os;
   os << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" font-size=\"" << size << "\" text-anchor=\"" << anchor
-     << "\">" << escape(t) << "</text>";
+     << "\">" << escape_markup(t) << "</text>";
   return os.str();
 }
 
@@ -175,7 +153,7 @@ std::string coverage_svg(const analysis::Scenario& s) {
         (bin.before_resume ? ", " + std::to_string(bin.before_resume) + " before the checkpoint" : "");
     double y = top;
     const std::int64_t counts[] = {bin.once, bin.duplicated, bin.dropped, bin.before_resume};
-    os << "<g><title>" << escape(title) << "</title>";
+    os << "<g><title>" << escape_markup(title) << "</title>";
     for (int k = 0; k < 4; ++k) {
       if (counts[k] == 0) continue;
       const double h = static_cast<double>(height) * static_cast<double>(counts[k]) / size;
@@ -386,14 +364,15 @@ std::string warnings_html(const std::vector<analysis::Warning>& warnings) {
   std::string out;
   for (const auto& w : warnings) {
     out += std::string("<p class=\"finding ") + analysis::severity_name(w.severity) + "\"><b>" +
-           analysis::severity_name(w.severity) + "[" + escape(w.code) + "]</b> " + escape(w.message) + "</p>";
+           analysis::severity_name(w.severity) + "[" + escape_markup(w.code) + "]</b> " + escape_markup(w.message) +
+           "</p>";
   }
   return out;
 }
 
 std::string training_section(const analysis::TrainingSummary& t) {
   std::ostringstream os;
-  os << "<h2 id=\"training\">Training loop: lr over optimizer steps</h2><p>" << escape(t.schedule)
+  os << "<h2 id=\"training\">Training loop: lr over optimizer steps</h2><p>" << escape_markup(t.schedule)
      << ", gradient_accumulation_steps " << t.gradient_accumulation_steps << ", " << t.steps_per_optimizer_step
      << " scheduler step" << (t.steps_per_optimizer_step == 1 ? "" : "s") << " per optimizer step; "
      << t.optimizer_steps << " optimizer steps in all, lr at the end " << t.lr_end << ".</p><div class=\"legend\">"
@@ -420,14 +399,15 @@ std::string resume_section(const analysis::ResumeReport& r) {
   for (const auto& e : r.outcome.epochs) {
     os << "<tr><td>" << e.epoch << "</td><td>" << (e.identical ? "yes" : "no") << "</td><td>" << e.extra.count
        << "</td><td>" << e.missing.count << "</td><td>"
-       << escape(ids_text(e.extra.first, e.extra.count > static_cast<std::int64_t>(e.extra.first.size())))
+       << escape_markup(ids_text(e.extra.first, e.extra.count > static_cast<std::int64_t>(e.extra.first.size())))
        << "</td><td>"
-       << escape(ids_text(e.missing.first, e.missing.count > static_cast<std::int64_t>(e.missing.first.size())))
+       << escape_markup(ids_text(e.missing.first, e.missing.count > static_cast<std::int64_t>(e.missing.first.size())))
        << "</td></tr>";
   }
   os << "</table>";
-  for (const auto& why : r.reasons) os << "<p class=\"finding warning\">" << escape(why) << "</p>";
-  os << "<p>recipe: " << escape(r.recipe.statement) << "</p><pre>" << escape(render_resume_terminal(r)) << "</pre>";
+  for (const auto& why : r.reasons) os << "<p class=\"finding warning\">" << escape_markup(why) << "</p>";
+  os << "<p>recipe: " << escape_markup(r.recipe.statement) << "</p><pre>" << escape_markup(render_resume_terminal(r))
+     << "</pre>";
   return os.str();
 }
 
@@ -466,31 +446,33 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
         ".meta{font-size:12px;color:#444}.verdict.bad{color:#a0006e;font-weight:bold}.verdict.ok{color:#2e7d32}</"
         "style></head><body>";
   os << "<h1>accel-sim what-if</h1><p>" << r.num_processes << " ranks, " << r.dataset_len << " samples ("
-     << escape(r.dataset_kind) << "-style, " << escape(r.order) << "), batch_size " << base.config.loader.batch_size
-     << ", " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
+     << escape_markup(r.dataset_kind) << "-style, " << escape_markup(r.order) << "), batch_size "
+     << base.config.loader.batch_size << ", "
+     << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
   os << "<p class=\"meta\" id=\"command\">command: <code>"
-     << escape(r.command_line.empty() ? "(not recorded)" : r.command_line)
+     << escape_markup(r.command_line.empty() ? "(not recorded)" : r.command_line)
      << "</code></p><p class=\"meta\" id=\"versions\">accel-sim "
-     << escape(r.accel_sim_version.empty() ? "?" : r.accel_sim_version) << " &middot; HuggingFace Accelerate "
-     << escape(r.accelerate_version) << " semantics &middot; torch " << escape(r.torch_version) << " shuffle (randperm"
-     << (r.randperm_loop.empty() ? "" : ", " + escape(r.randperm_loop) + " loop") << ")</p>";
+     << escape_markup(r.accel_sim_version.empty() ? "?" : r.accel_sim_version) << " &middot; HuggingFace Accelerate "
+     << escape_markup(r.accelerate_version) << " semantics &middot; torch " << escape_markup(r.torch_version)
+     << " shuffle (randperm" << (r.randperm_loop.empty() ? "" : ", " + escape_markup(r.randperm_loop) + " loop")
+     << ")</p>";
   os << "<h2>Options compared</h2><table id=\"scenarios\"><tr><th>option</th><th>steps/epoch</th><th>samples</th>"
         "<th>duplicated</th><th>dropped</th><th>waits in a collective</th></tr>";
   for (const analysis::Scenario& s : r.scenarios) {
-    os << "<tr><td>" << escape(s.label) << "</td>";
+    os << "<tr><td>" << escape_markup(s.label) << "</td>";
     if (s.rejected || s.iteration_error) {
-      os << "<td colspan=\"5\">" << escape(s.rejected ? "rejected: " + *s.rejected : "fails: " + *s.iteration_error)
-         << "</td></tr>";
+      os << "<td colspan=\"5\">"
+         << escape_markup(s.rejected ? "rejected: " + *s.rejected : "fails: " + *s.iteration_error) << "</td></tr>";
       continue;
     }
     const auto& c = s.coverage.counts;
     os << "<td>" << s.max_steps;
     if (!s.short_ranks.empty())
-      os << " (ranks " << escape(analysis::rank_ranges(s.short_ranks)) << ": " << s.min_steps << ")";
+      os << " (ranks " << escape_markup(analysis::rank_ranges(s.short_ranks)) << ": " << s.min_steps << ")";
     os << "</td><td>" << c.yielded << "</td><td>" << c.duplicated << "</td><td>" << c.dropped << "</td><td>"
-       << (s.waiting_ranks.empty()
-               ? "-"
-               : "ranks " + escape(analysis::rank_ranges(s.waiting_ranks)) + " at step " + std::to_string(s.min_steps))
+       << (s.waiting_ranks.empty() ? "-"
+                                   : "ranks " + escape_markup(analysis::rank_ranges(s.waiting_ranks)) + " at step " +
+                                         std::to_string(s.min_steps))
        << "</td></tr>";
   }
   os << "</table>";
@@ -512,19 +494,19 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
         os << "<tr><td>" << p.pass << "</td><td>" << p.loader << "</td><td>" << p.max_steps
            << (p.min_steps != p.max_steps ? " (" + std::to_string(p.min_steps) + ")" : "") << "</td><td>"
            << p.samples_yielded << "</td><td>" << p.duplicated << "</td><td>" << p.dropped << "</td><td>"
-           << (p.ids_drawn ? escape(ids_text(p.duplicated_ids, p.duplicated > 10) + " / " +
-                                    ids_text(p.dropped_ids, p.dropped > 10))
+           << (p.ids_drawn ? escape_markup(ids_text(p.duplicated_ids, p.duplicated > 10) + " / " +
+                                           ids_text(p.dropped_ids, p.dropped > 10))
                            : "(not drawn)")
            << "</td></tr>";
       }
       os << "</table>";
-      if (!r.passes.note.empty()) os << "<p class=\"meta\">" << escape(r.passes.note) << "</p>";
+      if (!r.passes.note.empty()) os << "<p class=\"meta\">" << escape_markup(r.passes.note) << "</p>";
     }
   }
   if (sections.training) os << training_section(*sections.training);
   if (sections.resume) os << resume_section(*sections.resume);
   if (sections.eval) os << eval_section(*sections.eval);
-  os << "<h2>Terminal report</h2><pre>" << escape(render_terminal(r)) << "</pre></body></html>\n";
+  os << "<h2>Terminal report</h2><pre>" << escape_markup(render_terminal(r)) << "</pre></body></html>\n";
   return os.str();
 }
 

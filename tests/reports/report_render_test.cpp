@@ -8,6 +8,7 @@
 #include "reports/check_render.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
+#include "reports/markup_escape.hpp"
 #include "reports/terminal_report.hpp"
 #include "reports/text_table.hpp"
 #include "reports/warning_render.hpp"
@@ -107,8 +108,8 @@ TEST(CheckRender, JunitHasOneTestcasePerRequirementPerPassAndEscapes) {
   EXPECT_NE(xml.find("<testcase classname=\"full pass\" name=\"no-duplicates\"/>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("ids 1 &lt; 2 &amp; &quot;3&quot;</failure>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("value=\"accel-sim check --require &apos;a&lt;b&apos;\""), std::string::npos) << xml;
-  EXPECT_EQ(xml_escape(std::string("a\x01"
-                                   "b")),
+  EXPECT_EQ(escape_markup(std::string("a\x01"
+                                      "b")),
             "a?b");
   const auto j = render_check_json(r, "cmd");
   EXPECT_EQ(j["passed"], false);
