@@ -15,21 +15,12 @@ import subprocess
 import sys
 import tempfile
 
-HANG = re.compile(r"^\[rank 0\] hang: ranks? ([0-9, -]+) wait forever in the (.+?) at epoch (\d+) step (\d+)(.*)$")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_verdict import hang_of, ranks_of  # noqa: E402
+
 OTHER = re.compile(r"\(rank (\d+) at epoch (\d+) step (\d+)\)")
 DONE = re.compile(r"^\[rank 0\] identical \(completed: (\d+) optimizer steps")
 
-
-def ranks_of(text):
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if "-" in part:
-            a, b = part.split("-")
-            out += list(range(int(a), int(b) + 1))
-        elif part:
-            out.append(int(part))
-    return out
 
 
 def check(bin_, case):
@@ -40,7 +31,7 @@ def check(bin_, case):
     log = run.stdout + run.stderr
     recorded = case["ranks"]
     blocked = {r["rank"]: r["blocked_at"] for r in recorded if not r["finished"]}
-    hang = next((m for m in map(HANG.match, log.splitlines()) if m), None)
+    hang = hang_of(log)
     if blocked:
         if run.returncode != 5 or not hang:
             return f"real DDP blocked ranks {sorted(blocked)} at {blocked}; accel-sim exit {run.returncode}"

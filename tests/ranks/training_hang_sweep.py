@@ -12,12 +12,15 @@ hang, 0 for a job that completed; anything else fails. Prints one table row per 
 wall seconds) and the seed to replay.
 """
 import json
+import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_verdict import hang_of, ranks_of  # noqa: E402
 
 
 def generate(rng):
@@ -65,19 +68,7 @@ def what_if(bin_, ranks, flags):
     return {"waiting": s["waiting_ranks"], "step": s["min_steps"] if s["waiting_ranks"] else None}
 
 
-def ranks_of(text):
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if "-" in part:
-            a, b = part.split("-")
-            out += list(range(int(a), int(b) + 1))
-        elif part:
-            out.append(int(part))
-    return out
 
-
-HANG = re.compile(r"^\[rank 0\] hang: ranks? ([0-9, -]+) wait forever in the (.+?) at epoch (\d+) step (\d+)")
 
 
 def main():
@@ -105,7 +96,7 @@ def main():
                                   *flags, *loop], capture_output=True, text=True, timeout=120)
             took = time.monotonic() - started
         log = run.stdout + run.stderr
-        m = next((HANG.match(line) for line in log.splitlines() if HANG.match(line)), None)
+        m = hang_of(log)
         observed = {"waiting": ranks_of(m.group(1)), "step": int(m.group(4)), "epoch": int(m.group(3))} if m else None
         predicted = what_if(bin_, ranks, flags) if plain(flags, loop) else None
         shown_pred = "-"
