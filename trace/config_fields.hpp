@@ -2,6 +2,7 @@
 // ConfigError naming the field's dotted path and the rule, so the CLI can say exactly what is wrong.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,8 +26,27 @@ class Fields {
   Fields(const Json& obj, std::string prefix) : obj_(obj), prefix_(std::move(prefix)) {}
 
   const Json* find(const std::string& key) const {
+    if (std::find(read_.begin(), read_.end(), key) == read_.end()) read_.push_back(key);
     auto it = obj_.find(key);
     return it == obj_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  // Refuses a key the parser never looked at: a misspelt or misplaced field (`shuffle` where the loader is
+  // not read, `use_stateful_dataloader` outside config.accelerator) would otherwise leave the case the user
+  // meant unsimulated.
+  // `read_by_caller` are keys of the same object a caller reads and removed before handing it here (the metrics
+  // and resume families' own keys around their loader): named as known, never refused.
+  void refuse_unread(const std::vector<std::string>& read_by_caller = {}) const {
+    for (const auto& [key, value] : obj_.items()) {
+      if (std::find(read_.begin(), read_.end(), key) != read_.end()) continue;
+      if (std::find(read_by_caller.begin(), read_by_caller.end(), key) != read_by_caller.end()) continue;
+      std::vector<std::string> known = read_;
+      known.insert(known.end(), read_by_caller.begin(), read_by_caller.end());
+      const std::string nearest = nearest_key(key, known);
+      fail_on(key, "is not a field of this config" +
+                       (nearest.empty() ? std::string() : " (did you mean `" + nearest + "`?)") +
+                       "; the fields read here are " + joined(known));
+    }
   }
 
   [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const { fail(prefix_ + key, rule); }
@@ -156,8 +176,40 @@ class Fields {
   }
 
  private:
+  // Levenshtein distance, for "did you mean": the nearest key within a third of the key's length.
+  static std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
+    std::string best;
+    std::size_t best_distance = key.size() / 3 + 1;
+    for (const auto& k : known) {
+      std::vector<std::size_t> row(k.size() + 1);
+      for (std::size_t j = 0; j <= k.size(); ++j) row[j] = j;
+      for (std::size_t i = 1; i <= key.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= k.size(); ++j) {
+          const std::size_t above = row[j];
+          row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == k[j - 1] ? 0 : 1)});
+          diagonal = above;
+        }
+      }
+      if (row[k.size()] < best_distance) {
+        best_distance = row[k.size()];
+        best = k;
+      }
+    }
+    return best;
+  }
+
+  static std::string joined(std::vector<std::string> keys) {
+    std::sort(keys.begin(), keys.end());
+    std::string out;
+    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+    return out;
+  }
+
   const Json& obj_;
   std::string prefix_;
+  mutable std::vector<std::string> read_;  // every key find() was asked for, in order
 };
 
 }  // namespace accel::trace

@@ -31,7 +31,7 @@ MetricsCase parse_metrics_config(const Json& config) {
   loader.erase("use_gather_object");
   loader.erase("break_after");
   loader["api"] = "accelerator";
-  m.loader = std::get<LoaderCase>(parse_config(loader));
+  m.loader = parse_loader_config(loader, {"use_gather_object", "break_after"});
   return m;
 }
 

@@ -42,7 +42,7 @@ ResumeCase parse_resume_config(const Json& config) {
   script.erase("resume");
   script["api"] = "accelerator";
   ResumeCase rc;
-  rc.job = std::get<LoaderCase>(parse_config(script));
+  rc.job = parse_loader_config(script, {"resume"});
   const Fields o(*r, "resume.");
   for (const auto& [key, value] : r->items()) {
     if (key != "epoch" && key != "step" && key != "with" && key != "loop_set_epoch") {

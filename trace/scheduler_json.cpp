@@ -7,10 +7,7 @@
 namespace accel::trace {
 namespace {
 
-ScheduleSpec parse_schedule(const Json& config) {
-  const Json* s = config.contains("scheduler") ? &config["scheduler"] : nullptr;
-  if (!s || !s->is_object()) fail("scheduler", "is required (an object with a `kind`)");
-  const Fields f(*s, "scheduler.");
+ScheduleSpec parse_schedule_fields(const Fields& f) {
   const std::string kind = f.string("kind");
   if (kind == "linear_warmup") {
     return LinearWarmupSchedule{f.number("base_lr", std::nullopt), f.integer("warmup_steps", std::nullopt, 0),
@@ -38,6 +35,15 @@ ScheduleSpec parse_schedule(const Json& config) {
     return o;
   }
   f.fail_on("kind", "must be linear_warmup, cosine_warmup, constant_warmup, step or onecycle_linear, got \"" + kind + "\"");
+}
+
+ScheduleSpec parse_schedule(const Json& config) {
+  const Json* s = config.contains("scheduler") ? &config["scheduler"] : nullptr;
+  if (!s || !s->is_object()) fail("scheduler", "is required (an object with a `kind`)");
+  const Fields f(*s, "scheduler.");
+  ScheduleSpec spec = parse_schedule_fields(f);
+  f.refuse_unread();
+  return spec;
 }
 
 Json state_json(const SchedulerState& s) {
@@ -77,6 +83,7 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   c.num_processes = f.integer("num_processes", std::nullopt, 1, kMaxRanks);
   c.split_batches = f.boolean("split_batches", false);
   c.step_with_optimizer = f.boolean("step_with_optimizer", true);
+  (void)f.find("scheduler");  // read as its own object by parse_schedule
   c.scheduler = parse_schedule(config);
   const std::string torch_version = f.string_or("torch_version", "2.6");
   if (torch_version != "2.6" && torch_version != "1.13") f.fail_on("torch_version", "must be \"2.6\" (current) or \"1.13\"");
@@ -93,6 +100,7 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   if (c.api == SchedulerApi::Direct) {
     c.adjust_scheduler = f.boolean("adjust_scheduler", false);
     c.sync_pattern = f.booleans("sync_pattern");
+    f.refuse_unread();
     return c;
   }
   c.plugin.num_steps = f.optional_integer("gradient_accumulation_steps", 1);
@@ -111,6 +119,7 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   if (c.batch_size > kMaxTotalBatch / c.num_processes) {
     f.fail_on("batch_size", "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
   }
+  f.refuse_unread();
   return c;
 }
 

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+
+#include <sys/stat.h>
 
 #include "metrics_json.hpp"
 #include "scheduler_json.hpp"
@@ -68,7 +71,7 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
   (void)c;
 }
 
-LoaderCase parse_loader(const Json& c) {
+LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
   lc.api = f.string_or("api", "prepare_data_loader");
@@ -152,6 +155,14 @@ LoaderCase parse_loader(const Json& c) {
     if (static_cast<std::int64_t>(values.size()) != lc.epochs) fail("set_epoch", "must have `epochs` entries");
     lc.set_epoch = std::move(values);
   }
+  for (const char* key : {"device_placement", "non_blocking", "use_stateful_dataloader"}) {
+    if (c.contains(key)) {
+      fail(key,
+           "is an Accelerator / DataLoaderConfiguration option: give it in config.accelerator, with api "
+           "\"accelerator\"");
+    }
+  }
+  f.refuse_unread(read_by_caller);
   return lc;
 }
 
@@ -345,6 +356,7 @@ CaseConfig parse_config(const Json& config) {
     c.even_batches = f.boolean("even_batches", true);
     c.drop_last = f.boolean("drop_last", false);
     c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
+    f.refuse_unread();
     return c;
   }
   if (family == "randperm") {
@@ -352,9 +364,15 @@ CaseConfig parse_config(const Json& config) {
     c.n = f.integer("n", std::nullopt, 0);
     c.data_seed = f.seed("data_seed").value_or(0);
     c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
+    f.refuse_unread();
     return c;
   }
-  return parse_loader(config);
+  return parse_loader(config, {});
+}
+
+LoaderCase parse_loader_config(const Json& config, const std::vector<std::string>& read_by_caller) {
+  if (!config.is_object()) throw ConfigError("config: must be a JSON object");
+  return parse_loader(config, read_by_caller);
 }
 
 Json to_json(const std::string& case_name, const Json& config, const Trace& trace) {
@@ -438,13 +456,81 @@ std::string dump(const Json& value) {
   return os.str();
 }
 
+namespace {
+
+// Where in `text` the first thing parse_text refuses after a successful tokenisation sits: a nesting past
+// kMaxJsonDepth, a repeated key in one object, or a number beyond a double. nlohmann's callback sees values,
+// not offsets, so this second, lexical pass finds the line and column for the message.
+std::string location_of_refusal(const std::string& text) {
+  std::size_t line = 1, column = 1;
+  const auto at = [&] { return " at line " + std::to_string(line) + ", column " + std::to_string(column); };
+  struct Open {
+    bool object;
+    bool expect_key;
+    std::vector<std::string> keys;
+  };
+  std::vector<Open> open;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '{' || c == '[') {
+      open.push_back({c == '{', c == '{', {}});
+      // nlohmann counts the outermost value as depth 0: the first refused open is number kMaxJsonDepth + 2.
+      if (static_cast<int>(open.size()) > kMaxJsonDepth + 1) return at();
+    } else if (c == '}' || c == ']') {
+      if (!open.empty()) open.pop_back();
+    } else if (c == ',') {
+      if (!open.empty() && open.back().object) open.back().expect_key = true;
+    } else if (c == '"') {
+      const std::size_t start_line = line, start_column = column;
+      std::string raw;
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') {
+        if (text[j] == '\\' && j + 1 < text.size()) raw += text[j++];
+        raw += text[j++];
+      }
+      if (!open.empty() && open.back().object && open.back().expect_key) {
+        auto& keys = open.back().keys;
+        if (std::find(keys.begin(), keys.end(), raw) != keys.end()) {
+          line = start_line;
+          column = start_column;
+          return at();
+        }
+        keys.push_back(raw);
+        open.back().expect_key = false;
+      }
+      column += j + 1 - i;
+      i = j + 1;
+      continue;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t j = i;
+      while (j < text.size() && std::strchr("+-.eE0123456789", text[j]) != nullptr) ++j;
+      const std::string number = text.substr(i, j - i);
+      if (std::isinf(std::strtod(number.c_str(), nullptr))) return at();
+      column += j - i;
+      i = j;
+      continue;
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    ++i;
+  }
+  return "";
+}
+
+}  // namespace
+
 Json parse_text(const std::string& text, const std::string& source_name) {
   // The keys seen so far in each open object, innermost last: the parser itself keeps the last of two
   // equal keys, which would silently drop what the user wrote first.
   std::vector<std::vector<std::string>> open_keys;
   const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
     if (depth > kMaxJsonDepth) {
-      throw ConfigError(source_name + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      throw ConfigError(source_name + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" +
+                        location_of_refusal(text));
     }
     switch (event) {
       case Json::parse_event_t::object_start: open_keys.emplace_back(); break;
@@ -453,7 +539,7 @@ Json parse_text(const std::string& text, const std::string& source_name) {
         auto& keys = open_keys.back();
         const auto& key = parsed.get_ref<const std::string&>();
         if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-          throw ConfigError(source_name + ": duplicate key \"" + key + "\" in one object");
+          throw ConfigError(source_name + ": duplicate key \"" + key + "\" in one object" + location_of_refusal(text));
         }
         keys.push_back(key);
         break;
@@ -468,13 +554,27 @@ Json parse_text(const std::string& text, const std::string& source_name) {
     throw ConfigError(source_name + ": not valid JSON (" + e.what() + ")");
   } catch (const Json::out_of_range& e) {
     // 1e400 and the like: nlohmann reports a number it cannot hold as out_of_range, not parse_error.
-    throw ConfigError(source_name + ": a number outside the range of a double (" + e.what() + ")");
+    throw ConfigError(source_name + ": a number outside the range of a double" + location_of_refusal(text) + " (" +
+                      e.what() + ")");
   } catch (const Json::exception& e) {
     throw ConfigError(source_name + ": not valid JSON (" + e.what() + ")");
   }
 }
 
 std::string read_input(const std::string& path) {
+  if (path != "-") {
+    // Checked before the open: opening a FIFO for reading blocks until a writer comes, which may be never.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw ConfigError(path + ": cannot be read (" + std::strerror(errno) + ")");
+    if (!S_ISREG(st.st_mode)) {
+      throw ConfigError(path + ": is not a regular file (" +
+                        (S_ISDIR(st.st_mode)    ? std::string("a directory")
+                         : S_ISFIFO(st.st_mode) ? std::string("a FIFO")
+                         : S_ISCHR(st.st_mode)  ? std::string("a character device")
+                                                : std::string("not a plain file")) +
+                        "); give a config or trace file, or - for stdin");
+    }
+  }
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
   if (!f) throw ConfigError(path + ": cannot be read (" + std::strerror(errno) + ")");
   std::string out;

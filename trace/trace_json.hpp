@@ -9,6 +9,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "trace.hpp"
 
@@ -26,6 +27,10 @@ std::string family_of(const Json& config);
 
 // Parses a golden-schema `config` object into the family it describes. Raises ConfigError.
 CaseConfig parse_config(const Json& config);
+
+// A loader config (the accelerator or prepare_data_loader families) that a caller's family wraps, with the
+// keys the caller read itself before removing them (for the unknown-key refusal's "did you mean").
+LoaderCase parse_loader_config(const Json& config, const std::vector<std::string>& read_by_caller);
 
 // The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.
 Json to_json(const std::string& case_name, const Json& config, const Trace& trace);

@@ -2,6 +2,11 @@
 // bad-input campaign that used to crash, hang or answer wrongly.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <string>
 
 #include "trace/input_limits.hpp"
@@ -113,13 +118,69 @@ TEST(InputRobustness, DiffLocationOfALongPathNeedsNoRecursion) {
 }
 
 TEST(InputRobustness, ReadInputIsBounded) {
+  // A sparse regular file one byte past the limit: read up to the limit, then refused.
+  const std::string big = ::testing::TempDir() + "accel_sim_big.json";
+  {
+    std::FILE* f = std::fopen(big.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(::ftruncate(::fileno(f), static_cast<off_t>(kMaxInputBytes) + 1), 0);
+    std::fclose(f);
+  }
   try {
-    read_input("/dev/zero");
+    read_input(big);
     FAIL() << "read";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
   }
+  std::remove(big.c_str());
   EXPECT_THROW(read_input("/nonexistent/file.json"), ConfigError);
+}
+
+// Issue 31: a FIFO blocked `trace --config` forever and a self-linked path was an internal error; both, and
+// devices, are refused before anything is opened.
+TEST(InputRobustness, ReadInputRefusesWhatIsNotARegularFile) {
+  const auto message = [](const std::string& path) {
+    try {
+      read_input(path);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  EXPECT_NE(message("/dev/zero").find("/dev/zero: is not a regular file (a character device)"), std::string::npos);
+  EXPECT_NE(message("/tmp").find("is not a regular file (a directory)"), std::string::npos);
+  const std::string fifo = ::testing::TempDir() + "accel_sim_fifo.json";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo).find("is not a regular file (a FIFO)"), std::string::npos);  // and returns: no writer needed
+  std::remove(fifo.c_str());
+  const std::string loop = ::testing::TempDir() + "accel_sim_loop.json";
+  std::remove(loop.c_str());
+  ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+  EXPECT_NE(message(loop).find("Too many levels of symbolic links"), std::string::npos) << message(loop);
+  std::remove(loop.c_str());
+}
+
+// Issue 31: refusals at parse time say where in the file they are.
+TEST(InputRobustness, ParseRefusalsNameLineAndColumn) {
+  const auto message = [](const std::string& text) {
+    try {
+      parse_text(text, "f.json");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_NE(message("{\n  \"a\": 1,\n  \"a\": 2}").find("duplicate key \"a\" in one object at line 3, column 3"),
+            std::string::npos)
+      << message("{\n  \"a\": 1,\n  \"a\": 2}");
+  EXPECT_NE(message("{\"x\": [1,\n 1e400]}").find("at line 2, column 2"), std::string::npos)
+      << message("{\"x\": [1,\n 1e400]}");
+  const std::string deep = "{\"k\":\n" + std::string(70, '[') + std::string(70, ']') + "}";
+  EXPECT_NE(message(deep).find("nested deeper than 64 levels at line 2, column 65"), std::string::npos)
+      << message(deep);
+  // A key-like string inside a value is not a key; the same key in two objects is no duplicate.
+  EXPECT_EQ(message("{\"a\": {\"b\": 1}, \"c\": {\"b\": \"a\"}}"), "parsed");
 }
 
 }  // namespace

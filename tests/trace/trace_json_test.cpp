@@ -28,6 +28,36 @@ TEST(TraceJson, BadFieldsAreNamed) {
   EXPECT_EQ(error_for(R"({"dataset_len":10,"num_processes":2})"), "");
 }
 
+// Issue 31: a key no parser reads is refused with the nearest known key, in every family, so the case the
+// user meant is never silently replaced by another.
+TEST(TraceJson, UnknownKeysAreRefusedWithTheNearestKnownOne) {
+  EXPECT_NE(error_for(R"({"dataset_len":10,"num_processes":2,"shufle":true})")
+                .find("config.shufle: is not a field of this config (did you mean `shuffle`?)"),
+            std::string::npos)
+      << error_for(R"({"dataset_len":10,"num_processes":2,"shufle":true})");
+  EXPECT_NE(error_for(R"({"dataset_len":10,"num_processes":2,"use_stateful_dataloader":true})")
+                .find("config.use_stateful_dataloader: is an Accelerator / DataLoaderConfiguration option"),
+            std::string::npos);
+  EXPECT_NE(
+      error_for(R"({"api":"SeedableRandomSampler","n":5,"epochs":1,"data_sed":3})").find("did you mean `data_seed`?"),
+      std::string::npos);
+  EXPECT_NE(error_for(R"({"api":"BatchSamplerShard","batch_sampler":[[0]],"num_processes":1,"even_batch":true})")
+                .find("config.even_batch: is not a field"),
+            std::string::npos);
+  const std::string scheduler =
+      R"j({"api":"AcceleratedScheduler.step(direct)","num_processes":2,"sync_pattern":[true],"scheduler":{"kind":"step","base_lr":1,"step_size":1,"gama":0.5}})j";
+  EXPECT_NE(error_for(scheduler).find("config.scheduler.gama: is not a field of this config (did you mean `gamma`?)"),
+            std::string::npos)
+      << error_for(scheduler);
+  const std::string metrics =
+      R"({"api":"accelerator+gather_for_metrics","dataset_len":4,"num_processes":2,"accelerator":{},"brake_after":1})";
+  EXPECT_NE(error_for(metrics).find("did you mean `break_after`?"), std::string::npos) << error_for(metrics);
+  // Nothing near: the message lists what is read instead.
+  EXPECT_NE(error_for(R"({"dataset_len":10,"num_processes":2,"zzzzzzzzzz":1})")
+                .find("the fields read here are api, batch_size"),
+            std::string::npos);
+}
+
 TEST(TraceJson, UnknownApiIsNamed) {
   EXPECT_NE(error_for(R"j({"api":"Accelerator.gather_for_metrics","dataset_len":4,"num_processes":2})j")
                 .find("config.api: unknown \"Accelerator.gather_for_metrics\""),
