@@ -4,8 +4,12 @@
 #include <map>
 #include <sstream>
 
+#include "core/epoch_plan.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "core/saturating.hpp"
 #include "sim/metrics_simulator.hpp"
+#include "sim/simulator.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::analysis {
 namespace {
@@ -112,7 +116,25 @@ std::string describe(const EvalReport& r) {
 
 }  // namespace
 
+std::int64_t gathered_ids_bound(const trace::LoaderCase& c) {
+  PrepareOptions options = c.prepare;
+  options.process_seed = sim::process_seed(c, 0);
+  const EpochPlan plan(c.loader, options);
+  std::int64_t steps = 0;
+  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) steps = std::max(steps, plan.batches(r));
+  return sat_mul(sat_mul(steps, plan.num_ranks()), c.loader.batch_size);
+}
+
 EvalOutcome evaluate(const trace::MetricsCase& config) {
+  // The pass is simulated id by id (every rank's batches gathered at every step), unlike the what-if's
+  // closed-form counts: bounded up front rather than left to run out of memory.
+  const std::int64_t bound = gathered_ids_bound(config.loader);
+  if (bound > kMaxGatheredIds) {
+    throw trace::ConfigError("--eval: the evaluation pass gathers up to " + std::to_string(bound) +
+                             " sample ids (steps x ranks x batch_size), more than the " +
+                             std::to_string(kMaxGatheredIds) +
+                             " it simulates one by one (input limit); evaluate a smaller dataset or batch");
+  }
   EvalOutcome out;
   const trace::Trace t = sim::simulate_rank0_steps(config);
   if (t.error) {
@@ -160,6 +182,8 @@ EvalReport eval_report(const trace::MetricsCase& config) {
       fix.outcome = evaluate(alt);
     } catch (const AccelerateError&) {
       continue;  // Accelerate rejects the alternative: not a fix
+    } catch (const trace::ConfigError&) {
+      continue;  // too large to simulate: not offered unverified
     }
     if (fix.outcome.exact()) r.verified_fixes.push_back(std::move(fix));
   }

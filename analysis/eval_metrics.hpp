@@ -55,6 +55,10 @@ struct EvalReport {
   std::vector<Warning> warnings;        // only when the metric is inexact
 };
 
+// The most sample ids one simulated evaluation pass gathers (about 100 bytes each while it runs).
+constexpr std::int64_t kMaxGatheredIds = std::int64_t{1} << 25;
+
+// trace::ConfigError when the pass would gather more than kMaxGatheredIds ids.
 EvalOutcome evaluate(const trace::MetricsCase& config);
 
 // The outcome, and when inexact the verified fixes and the warning.

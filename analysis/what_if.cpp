@@ -3,6 +3,8 @@
 // shuffle differently.
 #include "analysis/what_if.hpp"
 
+#include "core/saturating.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -20,6 +22,8 @@ namespace {
 
 constexpr std::size_t kShownIds = 32;
 constexpr std::size_t kShownOccurrences = 5;
+// Positions of one batch read for the duplicate evidence: batches up to this size are read whole.
+constexpr std::int64_t kEvidenceScan = std::int64_t{1} << 16;
 
 std::optional<std::int64_t> first_pass_skip(const trace::LoaderCase& c) {
   if (!c.schedule.empty() && c.schedule.front() == trace::LoaderRole::Skipped) return c.skip_first_batches;
@@ -152,10 +156,10 @@ Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrd
       for (std::int64_t j = begin; j < end; ++j) {
         std::vector<SampleId> ids;
         if (j < n) {
-          for (std::int64_t p : plan->batch_positions(r, j)) {
-            if (ids.size() == kTimelineIds) break;
+          plan->visit_batch_positions(r, j, kTimelineIds, [&](std::int64_t p) {
             ids.push_back((*order)[p]);
-          }
+            return true;
+          });
         }
         cells.push_back(std::move(ids));
       }
@@ -256,25 +260,26 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
           coverage_fractions(runs, order, c.loader.dataset_len, permutation, strip_bins, s.resumed_from);
     }
     // Evidence: where the first duplicated samples are yielded (the padded tail of the epoch).
+    // Each batch is scanned up to kEvidenceScan positions, so huge batches cost what small ones do; the
+    // occurrences found are real ones, maybe not every one.
     if (s.coverage.counts.duplicated > 0 && !s.coverage.duplicated_ids.empty()) {
       const SampleId wanted = s.coverage.duplicated_ids.front();
+      const auto look_in = [&](std::int64_t r, std::int64_t j) {
+        // One occurrence per batch: a padded batch that repeats the id many times is one place to look.
+        plan.visit_batch_positions(r, j, kEvidenceScan, [&](std::int64_t p) {
+          if (order[p] != wanted) return true;
+          s.duplicate_occurrences.push_back({r, j, wanted});
+          return false;
+        });
+      };
       for (std::int64_t r = 0; r < R && s.duplicate_occurrences.size() < kShownOccurrences; ++r) {
         const std::int64_t n = plan.batches(r);
-        for (std::int64_t j = std::max<std::int64_t>(0, n - 2); j < n; ++j) {
-          for (std::int64_t p : plan.batch_positions(r, j)) {
-            if (order[p] == wanted && s.duplicate_occurrences.size() < kShownOccurrences) {
-              s.duplicate_occurrences.push_back({r, j, wanted});
-            }
-          }
+        for (std::int64_t j = std::max<std::int64_t>(0, n - 2);
+             j < n && s.duplicate_occurrences.size() < kShownOccurrences; ++j) {
+          look_in(r, j);
         }
         // The first occurrence is early in the epoch on rank 0 or so; look there too.
-        if (n > 2) {
-          for (std::int64_t p : plan.batch_positions(r, 0)) {
-            if (order[p] == wanted && s.duplicate_occurrences.size() < kShownOccurrences) {
-              s.duplicate_occurrences.push_back({r, 0, wanted});
-            }
-          }
-        }
+        if (n > 2 && s.duplicate_occurrences.size() < kShownOccurrences) look_in(r, 0);
       }
     }
     finish_steps(s);
@@ -576,6 +581,8 @@ void add_warnings(WhatIfReport& report) {
 constexpr std::int64_t kPassIdsBudget = 64'000'000;
 // Samples x passes replayed through the simulator for configurations the direct path does not cover.
 constexpr std::int64_t kPassReplayBudget = 4'000'000;
+// A rank's record of one replayed pass, in sample ids' worth of memory.
+constexpr std::int64_t kReplayRecordCost = 16;
 constexpr std::size_t kPassIds = 10;
 
 PassFigures first_pass_figures(const Scenario& s) {
@@ -674,12 +681,19 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
     }
     return out;
   }
-  if (n > kPassReplayBudget / out.epochs) {
+  // The replay holds every rank's every pass: the ids it yields (padding makes that more than n when ranks x
+  // batch_size outgrow the dataset) and a record per rank and pass.
+  std::int64_t yielded = 0;
+  for (std::int64_t b : first.batches_per_rank) yielded = sat_add(yielded, sat_mul(b, c.loader.batch_size));
+  const std::int64_t per_pass = sat_add(
+      std::max(n, yielded), sat_mul(kReplayRecordCost, static_cast<std::int64_t>(first.batches_per_rank.size())));
+  if (per_pass > kPassReplayBudget / out.epochs) {
     out.note = "passes after the first are not computed: this configuration (" +
                std::string(!first.ranks_share_order ? "ranks that shuffle differently"
                                                     : "skip_first_batches or set_epoch in the schedule") +
-               ") needs the whole job replayed, and " + std::to_string(n) + " samples x " + std::to_string(out.epochs) +
-               " passes exceeds " + std::to_string(kPassReplayBudget);
+               ") needs the whole job replayed: " + std::to_string(first.batches_per_rank.size()) + " ranks x " +
+               std::to_string(out.epochs) + " passes (" + std::to_string(std::max(n, yielded)) +
+               " samples yielded per pass) exceed the replay budget of " + std::to_string(kPassReplayBudget);
     return out;
   }
   const trace::Trace t = sim::simulate(c);

@@ -3,6 +3,7 @@
 #include "saturating.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "mutation.hpp"
 
@@ -65,20 +66,32 @@ Attribute<std::int64_t> EpochPlan::len(std::int64_t rank) const {
 
 std::vector<std::int64_t> EpochPlan::batch_positions(std::int64_t rank, std::int64_t j) const {
   std::vector<std::int64_t> out;
+  visit_batch_positions(rank, j, std::numeric_limits<std::int64_t>::max(), [&out](std::int64_t p) {
+    out.push_back(p);
+    return true;
+  });
+  return out;
+}
+
+void EpochPlan::visit_batch_positions(std::int64_t rank, std::int64_t j, std::int64_t limit,
+                                      const std::function<bool(std::int64_t)>& visit) const {
   if (dispatch_) {
     const DispatchedBatch& d = dispatch_->batches.at(static_cast<std::size_t>(j + skipped_dispatches()));
-    for (std::int64_t i = d.slice_begin(rank); i < d.slice_end(rank); ++i) out.push_back(d.position(i));
-    return out;
+    const std::int64_t end = d.slice_begin(rank) + std::min(limit, d.slice_end(rank) - d.slice_begin(rank));
+    for (std::int64_t i = d.slice_begin(rank); i < end; ++i) {
+      if (!visit(d.position(i))) return;
+    }
+    return;
   }
   std::visit(
       [&](const auto& l) {
         const PositionRange r = l.batch(j + skip_.value_or(0));
-        for (std::int64_t p = r.begin; p < r.end; ++p) {
-          out.push_back(p < order_length_ ? p : (p - order_length_) % l.pad_period());
+        const std::int64_t end = r.begin + std::min(limit, r.end - r.begin);
+        for (std::int64_t p = r.begin; p < end; ++p) {
+          if (!visit(p < order_length_ ? p : (p - order_length_) % l.pad_period())) return;
         }
       },
       layout(rank));
-  return out;
 }
 
 std::int64_t EpochPlan::resume_position() const {

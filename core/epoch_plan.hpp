@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <variant>
 #include <vector>
@@ -36,6 +37,10 @@ class EpochPlan {
   Attribute<std::int64_t> len(std::int64_t rank) const;
   // Order positions of rank r's j-th yielded batch (padding resolved).
   std::vector<std::int64_t> batch_positions(std::int64_t rank, std::int64_t j) const;
+  // The same positions one at a time, at most `limit` of them, until `visit` returns false: a batch of 2^31
+  // samples is never materialised to read its first ids (O(1) memory, O(positions visited) time).
+  void visit_batch_positions(std::int64_t rank, std::int64_t j, std::int64_t limit,
+                             const std::function<bool(std::int64_t)>& visit) const;
   // The order position this pass starts from: 0, or where skip_first_batches resumes (the samples
   // before it were seen before the checkpoint).
   std::int64_t resume_position() const;

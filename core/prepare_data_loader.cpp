@@ -17,6 +17,11 @@ void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, 
   if (options.process_index < 0 || options.process_index >= options.num_processes) {
     value_error("prepare_data_loader", "process_index must be in [0, num_processes)");
   }
+  // torch's DataLoader.__init__ refuses this before it builds any sampler (so before the checks below).
+  if (loader.dataset_kind == DatasetKind::Iterable && loader.shuffle) {
+    value_error("DataLoader",
+                "DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True");
+  }
   if (loader.batch_size < 1) {
     value_error("DataLoader", "batch_size should be a positive integer value, but got batch_size=" +
                                   std::to_string(loader.batch_size));
