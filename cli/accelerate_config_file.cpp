@@ -7,6 +7,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "cli/integer_flag.hpp"
+#include "trace/decimal_integer.hpp"
+#include "trace/input_limits.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::cli {
@@ -23,16 +26,18 @@ std::string scalar_text(const YAML::Node& node, const std::string& field) {
   return node.Scalar();
 }
 
-// A decimal integer >= min_value, strictly: YAML's own conversion would also take "0x10" and "1e3".
-std::int64_t integer(const YAML::Node& node, const std::string& field, std::int64_t min_value) {
-  const std::string text = scalar_text(node, field);
-  const auto rule = "must be a decimal integer >= " + std::to_string(min_value) + ", got '" + text + "'";
-  if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    refuse(field, rule);
-  }
-  const std::int64_t v = std::stoll(text);
-  if (v < min_value) refuse(field, rule);
-  return v;
+// A field standing for an integer flag, by that flag's rule (cli/integer_flag.cpp): YAML's own conversion
+// would also take "0x10" and "1e3", and PyYAML reads "010" as 8.
+std::int64_t integer(const YAML::Node& node, const std::string& field, std::string_view flag) {
+  return read_integer_for(flag, scalar_text(node, field), "config_file." + field);
+}
+
+// A field no flag stands for, by the same rule.
+std::int64_t integer_in(const YAML::Node& node, const std::string& field, std::int64_t min_value,
+                        std::int64_t max_value) {
+  const auto read = trace::read_decimal_integer(scalar_text(node, field), min_value, max_value);
+  if (!read.value) refuse(field, read.problem);
+  return *read.value;
 }
 
 // Python's str_to_bool, which Accelerate applies to its boolean settings.
@@ -91,18 +96,19 @@ const std::vector<std::pair<std::string, std::string>> kNoEffect = {
 }  // namespace
 
 AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("--config-file: " + path + " cannot be read");
-  // The file `accelerate config` writes is a few hundred bytes; refusing anything huge keeps a mistaken
-  // path (a dataset, /dev/zero) from being read into memory.
-  constexpr std::size_t kMaxBytes = 1 << 20;
+  if (path == "-") throw ConfigError("--config-file: give the file `accelerate config` wrote, not stdin");
+  // The reader every input file goes through: regular files only (a FIFO would block), bounded in size.
   std::string text;
-  text.reserve(4096);
-  char buffer[4096];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxBytes) throw ConfigError("--config-file: " + path + " is larger than 1 MiB: not an accelerate config");
+  try {
+    text = trace::read_input(path);
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("--config-file: ") + e.what());
   }
+  // The file `accelerate config` writes is a few hundred bytes; refusing anything huge keeps a mistaken
+  // path (a dataset) from being parsed as YAML.
+  constexpr std::size_t kMaxBytes = 1 << 20;
+  if (text.size() > kMaxBytes)
+    throw ConfigError("--config-file: " + path + " is larger than 1 MiB: not an accelerate config");
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -117,13 +123,13 @@ AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
     const YAML::Node& value = entry.second;
     if (key == "num_processes") {
-      c.num_processes = integer(value, key, 1);
+      c.num_processes = integer(value, key, "--ranks");
       c.used.push_back("num_processes: " + std::to_string(*c.num_processes) + " (ranks, over all machines)");
     } else if (key == "num_machines") {
-      c.num_machines = integer(value, key, 1);
+      c.num_machines = integer_in(value, key, 1, trace::kMaxRanks);
       c.used.push_back("num_machines: " + std::to_string(*c.num_machines) + " (checked against num_processes)");
     } else if (key == "machine_rank") {
-      c.machine_rank = integer(value, key, 0);
+      c.machine_rank = integer_in(value, key, 0, trace::kMaxRanks - 1);
       c.used.push_back("machine_rank: " + std::to_string(*c.machine_rank) + " (checked; every machine's ranks are simulated)");
     } else if (key == "distributed_type") {
       const std::string t = scalar_text(value, key);
@@ -141,7 +147,7 @@ AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
       for (const auto& ds : value) {
         const std::string sub = ds.first.IsScalar() ? ds.first.Scalar() : std::string("?");
         if (sub == "gradient_accumulation_steps") {
-          c.gradient_accumulation_steps = integer(ds.second, key + "." + sub, 1);
+          c.gradient_accumulation_steps = integer(ds.second, key + "." + sub, "--grad-accum");
           c.used.push_back("deepspeed_config.gradient_accumulation_steps: " + std::to_string(*c.gradient_accumulation_steps));
         } else {
           c.ignored.push_back("deepspeed_config." + sub + " (model and optimizer sharding, same data)");
@@ -175,12 +181,8 @@ void apply_accelerate_environment(AccelerateConfigFile& c, const std::function<c
     c.used.push_back("ACCELERATE_MIXED_PRECISION=" + text + " (environment)");
   }
   if (const char* v = getenv("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")) {
-    const std::string text(v);
-    if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); }) ||
-        std::stoll(text) < 1) {
-      throw ConfigError("environment ACCELERATE_GRADIENT_ACCUMULATION_STEPS: must be a decimal integer >= 1, got '" + text + "'");
-    }
-    c.gradient_accumulation_steps = std::stoll(text);
+    c.gradient_accumulation_steps =
+        read_integer_for("--grad-accum", v, "environment ACCELERATE_GRADIENT_ACCUMULATION_STEPS");
     c.used.push_back("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=" + std::string(v) + " (environment)");
   }
   if (const char* v = getenv("ACCELERATE_USE_CPU")) {

@@ -10,8 +10,7 @@ void EvalFlags::add_to(CLI::App& app, bool with_switch) {
   }
   app.add_flag("--use-gather-object,--use_gather_object", use_gather_object,
                "the evaluation loop calls gather_for_metrics(batch, use_gather_object=True)");
-  app.add_option("--eval-break-after", break_after, "the evaluation loop breaks when it reaches this step")
-      ->check(decimal_integer(0));
+  add_integer(app, "--eval-break-after", break_after, "the evaluation loop breaks when it reaches this step");
 }
 
 trace::MetricsCase EvalFlags::metrics_case(const trace::LoaderCase& loader) const {

@@ -2,6 +2,7 @@
 
 #include "cli/integer_flag.hpp"
 #include "cli/seed_text.hpp"
+#include "cli/text_flag.hpp"
 #include "trace/input_limits.hpp"
 
 namespace accel::cli {
@@ -26,10 +27,9 @@ void LoaderFlags::add_to(CLI::App& app) {
                  "accelerator: Accelerator(...).prepare(dl) with its defaults (default); prepare_data_loader: a direct "
                  "call with that function's defaults")
       ->check(CLI::IsMember({"accelerator", "prepare_data_loader"}));
-  app.add_option("--ranks,--num-processes,--num_processes", ranks, "number of ranks (num_processes)")
-      ->check(decimal_integer(1));
-  app.add_option("--dataset-len", dataset_len, "number of samples in the dataset")->check(decimal_integer(0));
-  app.add_option("--batch-size,--batch_size", batch_size, "batch_size of the user's DataLoader")->check(decimal_integer(1));
+  add_integer(app, "--ranks,--num-processes,--num_processes", ranks, "number of ranks (num_processes)");
+  add_integer(app, "--dataset-len", dataset_len, "number of samples in the dataset");
+  add_integer(app, "--batch-size,--batch_size", batch_size, "batch_size of the user's DataLoader");
   app.add_flag("--split-batches,--split_batches", split_batches, "split_batches=True");
   app.add_flag("--even-batches,--even_batches", even_on_, "even_batches=True (the default)");
   app.add_flag("--no-even-batches", even_off_, "even_batches=False");
@@ -38,8 +38,7 @@ void LoaderFlags::add_to(CLI::App& app) {
                "shuffle=True: torch's RandomSampler (--api accelerator) or SeedableRandomSampler (--api "
                "prepare_data_loader, unless --no-seedable-sampler)");
   app.add_flag("--replacement", replacement, "RandomSampler(replacement=True) (with --shuffle)");
-  app.add_option("--num-samples,--num_samples", num_samples, "RandomSampler(num_samples=N) (with --shuffle)")
-      ->check(decimal_integer(1));
+  add_integer(app, "--num-samples,--num_samples", num_samples, "RandomSampler(num_samples=N) (with --shuffle)");
   app.add_option("--generator-seed,--generator_seed", generator_seed,
                  "DataLoader(generator=torch.Generator().manual_seed(N)): the loader's own generator");
   app.add_flag("--use-seedable-sampler,--use_seedable_sampler", seedable_on_, "use_seedable_sampler=True");
@@ -50,9 +49,8 @@ void LoaderFlags::add_to(CLI::App& app) {
                  "every run");
   app.add_flag("--set-seed-device-specific,--seed-per-rank", seed_per_rank,
                "set_seed(N, device_specific=True): every rank seeds N + its rank");
-  app.add_option("--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)")
-      ->check(decimal_integer(0));
-  app.add_option("--epochs", epochs, "passes over the loader")->check(decimal_integer(1));
+  add_integer(app, "--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)");
+  add_integer(app, "--epochs", epochs, "passes over the loader");
   app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
       ->check(CLI::IsMember({"2.6", "1.13"}));
   app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")
@@ -74,6 +72,7 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_option("--config-file,--config_file", config_file,
                  "the YAML (or JSON) `accelerate config` writes: num_processes, distributed_type, mixed_precision, "
                  "use_cpu, deepspeed_config.gradient_accumulation_steps; flags win over it, ACCELERATE_* variables too")
+      ->check(non_empty("a FILE"))
       ->check(CLI::ExistingFile);
   app.add_option("--mixed-precision,--mixed_precision", mixed_precision,
                  "no, fp16, bf16 or fp8 (fp16 off the CPU means a loss scaler that can skip optimizer steps)")

@@ -16,35 +16,36 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/eval_metrics.hpp"
+#include "analysis/requirements.hpp"
+#include "analysis/training_summary.hpp"
+#include "analysis/what_if.hpp"
 #include "cli/cli_main.hpp"
 #include "cli/compare_reference.hpp"
 #include "cli/eval_flags.hpp"
 #include "cli/integer_flag.hpp"
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
+#include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "cli/rank_driver.hpp"
 #include "cli/resume_flags.hpp"
+#include "cli/text_flag.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
-#include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "core/error.hpp"
-#include "analysis/eval_metrics.hpp"
 #include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
-#include "analysis/requirements.hpp"
 #include "reports/resume_render.hpp"
 #include "reports/terminal_report.hpp"
-#include "analysis/training_summary.hpp"
 #include "reports/training_render.hpp"
-#include "analysis/what_if.hpp"
+#include "sim/resume_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
-#include "trace/trace_diff.hpp"
 #include "trace/resume_json.hpp"
+#include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
-#include "sim/resume_simulator.hpp"
 
 namespace {
 
@@ -112,16 +113,6 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
   return kExitDiffer;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
 // the first one resumes with skip_first_batches), each judged result appended to `out`.
 void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
@@ -154,12 +145,17 @@ struct CheckOutput {
 
 int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
                      const accel::cli::EvalFlags& eval, const CheckOutput& output, const std::string& command_line) {
-  auto requested = split_list(requirements_text);
+  auto requested = accel::cli::split_list(requirements_text, "--require");
   accel::analysis::CheckReport report;
   const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
   if (exact != requested.end()) {
     requested.erase(exact);
     check_exact_resume(config, resume, report);
+  } else if (resume.enabled() || resume.given_without_checkpoint()) {
+    // Judged by nothing else: a gate that takes them and checks no resume would pass on what it never read.
+    throw accel::trace::ConfigError(
+        "--resume-at / --resume-at-step and the other resume flags: only used by --require "
+        "exact-resume");
   }
   if (!requested.empty()) {
     std::string requirements;
@@ -167,11 +163,8 @@ int run_check_config(const Json& config, const std::string& requirements_text, c
     check_loader(config, requirements, eval, report);
   }
   if (!output.junit_path.empty()) {
-    std::ofstream xml(output.junit_path);
-    if (!xml) throw accel::trace::ConfigError("--junit: cannot write " + output.junit_path);
-    xml << accel::reports::render_check_junit(report, command_line);
-    xml.flush();
-    if (!xml) throw accel::trace::ConfigError("--junit: writing " + output.junit_path + " failed");
+    accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
+                                  "--junit");
   }
   if (output.json) {
     std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
@@ -186,8 +179,7 @@ void check_loader(const Json& config, const std::string& requirements, const acc
   const auto parsed = accel::trace::parse_config(config);
   const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
   if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
-  auto names = split_list(requirements);
-  if (names.empty()) throw accel::trace::ConfigError("--require: give at least one requirement");
+  auto names = accel::cli::split_list(requirements, "--require");
   // exact-metrics is judged on the evaluation loop, not on the loader's scenario.
   const auto exact = std::find(names.begin(), names.end(), std::string(accel::analysis::kExactMetrics));
   const bool want_exact = exact != names.end();
@@ -244,9 +236,18 @@ void check_loader(const Json& config, const std::string& requirements, const acc
 // Diffs every trace file in a directory against the simulator.
 int run_check_golden(const std::string& dir) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(dir)) throw accel::trace::ConfigError("--golden: " + dir + " is not a directory");
+  // error_code overloads: a self-linked folder or an unreadable one is bad input, not an internal error.
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) {
+    throw accel::trace::ConfigError("--golden: " + dir + " is not a directory" +
+                                    (error ? " (" + error.message() + ")" : ""));
+  }
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) if (e.path().extension() == ".json") files.push_back(e.path());
+  fs::directory_iterator it(dir, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  if (error) throw accel::trace::ConfigError("--golden: cannot list " + dir + " (" + error.message() + ")");
   std::sort(files.begin(), files.end());
   if (files.empty()) throw accel::trace::ConfigError("--golden: no .json traces in " + dir);
   int matched = 0, differed = 0;
@@ -267,6 +268,17 @@ int run_check_golden(const std::string& dir) {
   }
   std::cout << matched << " matched, " << differed << " differed\n";
   return differed == 0 ? 0 : kExitDiffer;
+}
+
+// A flag that would be silently ignored next to `flag` (check --golden DIR --require ..., trace --config FILE
+// --ranks 8) is refused, naming both: the user meant something that is not what would run.
+void refuse_alongside(const CLI::App& cmd, const std::string& flag, const std::string& why,
+                      std::initializer_list<const char*> also_used = {}) {
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0 || o->check_name(flag)) continue;
+    const bool used = std::any_of(also_used.begin(), also_used.end(), [&](const char* u) { return o->check_name(u); });
+    if (!used) throw accel::trace::ConfigError(o->get_name() + ": not with " + flag + " (" + why + ")");
+  }
 }
 
 // The config of a subcommand: a file's `config` object when a path is given, else the loader flags.
@@ -291,14 +303,11 @@ Json job_config(const CLI::App& cmd, LoaderFlags flags, std::optional<std::int64
   return flags.config();
 }
 
-// WORLD_SIZE as torchrun sets it, when it is a number (accel-sim-rank reports a missing one).
+// WORLD_SIZE as torchrun sets it, by --ranks' rule (accel-sim-rank reports a missing one).
 std::optional<std::int64_t> world_from_env() {
   const char* text = std::getenv("WORLD_SIZE");
   if (!text) return std::nullopt;
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v < 1) return std::nullopt;
-  return v;
+  return accel::cli::read_integer_for("--ranks", text, "environment WORLD_SIZE");
 }
 
 // The user's launch setup (an `accelerate config` file, Accelerate's ACCELERATE_* variables) under the
@@ -361,6 +370,11 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   if (!eval.eval && eval.loop_options_given()) {
     throw accel::trace::ConfigError("--use-gather-object / --eval-break-after: give --eval too");
   }
+  if (resume_flags.given_without_checkpoint()) {
+    throw accel::trace::ConfigError(
+        "--resume-with / --resume-ranks / --resume-batch-size / --resume-skip / "
+        "--loop-set-epoch: describe a restarted job; give --resume-at E:S or --resume-at-step G");
+  }
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::analysis::WhatIfOptions what_if_options;
@@ -390,16 +404,11 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
   if (!out.html_path.empty()) {
-    std::ofstream html(out.html_path);
-    if (!html) throw accel::trace::ConfigError("--html: cannot write " + out.html_path);
     accel::reports::HtmlSections sections;
     sections.training = train ? &*train : nullptr;
     sections.resume = resume ? &*resume : nullptr;
     sections.eval = evaluation ? &*evaluation : nullptr;
-    html << accel::reports::render_html(report, sections);
-    // /dev/full and a full disk fail at the write or the flush, not at the open.
-    html.flush();
-    if (!html) throw accel::trace::ConfigError("--html: writing " + out.html_path + " failed");
+    accel::cli::write_output_file(out.html_path, accel::reports::render_html(report, sections), "--html");
   }
   if (out.json) {
     Json j = accel::reports::render_json(report);
@@ -427,105 +436,135 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
 
-int run_cli(int argc, char** argv) {
+// Every command, flag and the variable it fills: built once per command line (and once by
+// command_line_options(), which lists what the fuzzer and the docs generate from).
+struct CommandLine {
   CLI::App app{"accel-sim: what HuggingFace Accelerate's data loading does on every rank"};
-  app.require_subcommand(0, 1);
-  app.footer(
-      "Examples:\n"
-      "  accel-sim --ranks 64 --dataset-len 1001                      what-if for Accelerator().prepare(dl)\n"
-      "  accel-sim --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --set-seed 42 --json\n"
-      "  accel-sim --config-file default_config.yaml --dataset-len 50000 --batch_size 16\n"
-      "  accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --shuffle --set-seed 1 --epochs 2 --resume-at 0:10\n"
-      "  accel-sim check --ranks 64 --dataset-len 1001 --require no-duplicates,lockstep\n"
-      "Exit codes: 0 ok, 1 a requirement failed / traces differ, 2 bad input or a config Accelerate rejects, 70 "
-      "internal error; run/launch also 3 (--die-at-step), 4 (the job failed) and 5 (ranks hung in a collective, as "
-      "predicted).");
   LoaderFlags flags;
-  flags.add_to(app);
   ReportOptions report_options;
-  report_options.command_line = command_line_of(argc, argv);
-  app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
-  app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page");
   accel::cli::TrainingFlags training;
-  training.add_to(app);
   accel::cli::ResumeFlags resume_flags;
-  resume_flags.add_to(app);
-  accel::cli::add_version(app);
   accel::cli::EvalFlags eval_flags;
-  eval_flags.add_to(app, /*with_switch=*/true);
-  // --help by topic (the loader flags group themselves).
-  const auto group = [&app](const std::string& name, std::initializer_list<const char*> flags) {
-    for (const char* flag : flags) {
-      if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
-    }
-  };
-  group("Output", {"--json", "--html", "--version"});
-  group("Training loop (with --scheduler)", {"--scheduler", "--grad-accum", "--warmup", "--total-steps", "--lr",
-                                             "--step-size", "--gamma", "--overflow-steps", "--overflow-prob",
-                                             "--overflow-seed"});
-  group("Resume what-if", {"--resume-at", "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
-                           "--resume-batch-size", "--resume-skip"});
-  group("Evaluation (gather_for_metrics)", {"--eval", "--use-gather-object", "--eval-break-after"});
-
-  auto* trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
+  CLI::App* trace_cmd = nullptr;
   std::string config_path;
-  trace_cmd->add_option("--config", config_path, "JSON file with a `config` object (a golden case works; - for stdin)");
   LoaderFlags trace_flags;
-  trace_flags.add_to(*trace_cmd);
   accel::cli::TrainingFlags trace_training;
-  trace_training.add_to(*trace_cmd);
-
-  auto* diff_cmd = app.add_subcommand("diff", "compare two trace files; exit 1 at the first divergence");
+  CLI::App* diff_cmd = nullptr;
   std::string expected_path, actual_path;
-  diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
-  diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
-
-  auto* check_cmd = app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
+  CLI::App* check_cmd = nullptr;
   std::string check_config, requirements, golden_dir;
-  check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)");
-  check_cmd->add_option("--require", requirements,
-                        "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume,"
-                        "exact-metrics");
-  check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator");
   CheckOutput check_output;
-  check_cmd->add_flag("--json", check_output.json, "print the results as JSON (one object per requirement per pass)");
-  check_cmd->add_option("--junit", check_output.junit_path,
-                        "also write the results as JUnit XML to FILE (one testcase per requirement per pass)")
-      ->type_name("FILE");
   LoaderFlags check_flags;
-  check_flags.add_to(*check_cmd);
   accel::cli::ResumeFlags check_resume;
-  check_resume.add_to(*check_cmd);
   accel::cli::EvalFlags check_eval;
-  check_eval.add_to(*check_cmd, /*with_switch=*/false);
-
-  auto* compare_cmd = app.add_subcommand(
-      "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+  CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
-  compare_cmd->add_flag("--reference", compare_reference, "compare with the real Accelerate (golden/setup-reference)");
   std::string compare_config_path;
-  compare_cmd->add_option("--config", compare_config_path, "JSON file with a `config` object instead of the flags");
   LoaderFlags compare_flags;
-  compare_flags.add_to(*compare_cmd);
-
-  auto* run_cmd = app.add_subcommand(
-      "run", "one real rank (under torchrun or launch): run the core over Gloo/NCCL; rank 0 diffs with the simulator");
+  CLI::App* run_cmd = nullptr;
   accel::cli::RankFlags run_flags;
-  run_flags.add_to(*run_cmd);
   LoaderFlags run_loader;
-  run_loader.add_to(*run_cmd);
-
-  auto* launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
+  CLI::App* launch_cmd = nullptr;
   std::int64_t nproc = 0;
-  // Checked before anything is forked: each rank is a process with its own LibTorch and two pipes here.
-  launch_cmd->add_option("--nproc", nproc, "number of ranks to start (1 to " + std::to_string(accel::cli::kMaxLaunchRanks) + ")")
-      ->required()
-      ->check(accel::cli::decimal_integer(1))
-      ->check(CLI::Range(std::int64_t{1}, accel::cli::kMaxLaunchRanks));
   accel::cli::RankFlags launch_flags;
-  launch_flags.add_to(*launch_cmd);
   LoaderFlags launch_loader;
-  launch_loader.add_to(*launch_cmd);
+
+  CommandLine() {
+    app.require_subcommand(0, 1);
+    app.footer(
+        "Examples:\n"
+        "  accel-sim --ranks 64 --dataset-len 1001                      what-if for Accelerator().prepare(dl)\n"
+        "  accel-sim --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --set-seed 42 --json\n"
+        "  accel-sim --config-file default_config.yaml --dataset-len 50000 --batch_size 16\n"
+        "  accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --shuffle --set-seed 1 --epochs 2 --resume-at 0:10\n"
+        "  accel-sim check --ranks 64 --dataset-len 1001 --require no-duplicates,lockstep\n"
+        "Exit codes: 0 ok, 1 a requirement failed / traces differ, 2 bad input or a config Accelerate rejects, 70 "
+        "internal error; run/launch also 3 (--die-at-step), 4 (the job failed) and 5 (ranks hung in a collective, as "
+        "predicted).");
+    flags.add_to(app);
+    app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
+    app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page")
+        ->check(accel::cli::non_empty("a FILE"));
+    training.add_to(app);
+    resume_flags.add_to(app);
+    accel::cli::add_version(app);
+    eval_flags.add_to(app, /*with_switch=*/true);
+    // --help by topic (the loader flags group themselves).
+    const auto group = [this](const std::string& name, std::initializer_list<const char*> flags) {
+      for (const char* flag : flags) {
+        if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
+      }
+    };
+    group("Output", {"--json", "--html", "--version"});
+    group("Training loop (with --scheduler)",
+          {"--scheduler", "--grad-accum", "--warmup", "--total-steps", "--lr", "--step-size", "--gamma",
+           "--overflow-steps", "--overflow-prob", "--overflow-seed"});
+    group("Resume what-if", {"--resume-at", "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
+                             "--resume-batch-size", "--resume-skip"});
+    group("Evaluation (gather_for_metrics)", {"--eval", "--use-gather-object", "--eval-break-after"});
+
+    trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
+    trace_cmd
+        ->add_option("--config", config_path, "JSON file with a `config` object (a golden case works; - for stdin)")
+        ->check(accel::cli::non_empty("a FILE, or - for stdin"));
+    trace_flags.add_to(*trace_cmd);
+    trace_training.add_to(*trace_cmd);
+
+    diff_cmd = app.add_subcommand("diff", "compare two trace files; exit 1 at the first divergence");
+    diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
+    diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
+
+    check_cmd =
+        app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
+    check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)")
+        ->check(accel::cli::non_empty("a FILE, or - for stdin"));
+    check_cmd
+        ->add_option("--require", requirements,
+                     "comma-separated: no-duplicates,no-drops,lockstep,len-consistent,full-coverage,exact-resume,"
+                     "exact-metrics")
+        ->check(accel::cli::non_empty("a comma-separated list of requirements"));
+    check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator")
+        ->check(accel::cli::non_empty("a DIR"));
+    check_cmd->add_flag("--json", check_output.json, "print the results as JSON (one object per requirement per pass)");
+    check_cmd
+        ->add_option("--junit", check_output.junit_path,
+                     "also write the results as JUnit XML to FILE (one testcase per requirement per pass)")
+        ->type_name("FILE")
+        ->check(accel::cli::non_empty("a FILE"));
+    check_flags.add_to(*check_cmd);
+    check_resume.add_to(*check_cmd);
+    check_eval.add_to(*check_cmd, /*with_switch=*/false);
+
+    compare_cmd = app.add_subcommand(
+        "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+    compare_cmd->add_flag("--reference", compare_reference,
+                          "compare with the real Accelerate (golden/setup-reference)");
+    compare_cmd->add_option("--config", compare_config_path, "JSON file with a `config` object instead of the flags")
+        ->check(accel::cli::non_empty("a FILE"));
+    compare_flags.add_to(*compare_cmd);
+
+    run_cmd = app.add_subcommand(
+        "run",
+        "one real rank (under torchrun or launch): run the core over Gloo/NCCL; rank 0 diffs with the simulator");
+    run_flags.add_to(*run_cmd);
+    run_loader.add_to(*run_cmd);
+
+    launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
+    // Checked before anything is forked: each rank is a process with its own LibTorch and two pipes here.
+    accel::cli::add_integer(*launch_cmd, "--nproc", nproc,
+                            "number of ranks to start (1 to " + std::to_string(accel::cli::kMaxLaunchRanks) + ")")
+        ->required();
+    launch_flags.add_to(*launch_cmd);
+    launch_loader.add_to(*launch_cmd);
+  }
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+};
+
+int run_cli(int argc, char** argv) {
+  CommandLine cl;
+  cl.report_options.command_line = command_line_of(argc, argv);
+  CLI::App& app = cl.app;
 
   try {
     app.parse(argc, argv);
@@ -539,54 +578,70 @@ int run_cli(int argc, char** argv) {
   }
 
   try {
-    if (*trace_cmd) apply_launch_setup(trace_flags, &trace_training, *trace_cmd);
-    if (*check_cmd) apply_launch_setup(check_flags, nullptr, *check_cmd);
-    if (*compare_cmd) apply_launch_setup(compare_flags, nullptr, *compare_cmd);
-    if (*run_cmd) apply_launch_setup(run_loader, nullptr, *run_cmd);
-    if (*launch_cmd) apply_launch_setup(launch_loader, nullptr, *launch_cmd);
-    if (*trace_cmd) {
-      const bool from_flags = config_path.empty();
-      if (from_flags && trace_flags.dataset_len < 0) {
+    if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
+    if (*cl.check_cmd) apply_launch_setup(cl.check_flags, nullptr, *cl.check_cmd);
+    if (*cl.compare_cmd) apply_launch_setup(cl.compare_flags, nullptr, *cl.compare_cmd);
+    if (*cl.run_cmd) apply_launch_setup(cl.run_loader, nullptr, *cl.run_cmd);
+    if (*cl.launch_cmd) apply_launch_setup(cl.launch_loader, nullptr, *cl.launch_cmd);
+    if (*cl.trace_cmd) {
+      if (!cl.config_path.empty())
+        refuse_alongside(*cl.trace_cmd, "--config", "the file's config is simulated as it is");
+      const bool from_flags = cl.config_path.empty();
+      if (from_flags && cl.trace_flags.dataset_len < 0) {
         throw accel::trace::ConfigError("trace: give --config FILE or the loader flags (--dataset-len ...)");
       }
-      return run_trace(config_path, trace_flags, trace_training, from_flags);
+      return run_trace(cl.config_path, cl.trace_flags, cl.trace_training, from_flags);
     }
-    if (*diff_cmd) return run_diff(expected_path, actual_path);
-    if (*run_cmd) {
-      const Json config = run_flags.needs_loader_config() ? job_config(*run_cmd, run_loader, world_from_env()) : Json();
-      return accel::cli::exec_rank_driver(run_flags.driver_args(config));
+    if (*cl.diff_cmd) return run_diff(cl.expected_path, cl.actual_path);
+    if (*cl.run_cmd) {
+      const Json config =
+          cl.run_flags.needs_loader_config() ? job_config(*cl.run_cmd, cl.run_loader, world_from_env()) : Json();
+      return accel::cli::exec_rank_driver(cl.run_flags.driver_args(config));
     }
-    if (*launch_cmd) {
-      if (launch_flags.config_path == "-") throw accel::trace::ConfigError("launch: give --config a file, not stdin");
+    if (*cl.launch_cmd) {
+      if (cl.launch_flags.config_path == "-")
+        throw accel::trace::ConfigError("launch: give --config a file, not stdin");
       accel::cli::LaunchPlan plan;
-      plan.nproc = nproc;
+      plan.nproc = cl.nproc;
       plan.program = accel::cli::rank_driver_path();
-      plan.args = launch_flags.driver_args(launch_flags.needs_loader_config() ? job_config(*launch_cmd, launch_loader, nproc)
-                                                                              : Json());
+      plan.args = cl.launch_flags.driver_args(
+          cl.launch_flags.needs_loader_config() ? job_config(*cl.launch_cmd, cl.launch_loader, cl.nproc) : Json());
       // Time for the survivors to name a failed rank: their timeout, then a margin.
-      plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(launch_flags.timeout_s * 1000) + 10000);
+      plan.grace = std::chrono::milliseconds(static_cast<std::int64_t>(cl.launch_flags.timeout_s * 1000) + 10000);
       return accel::cli::launch(plan);
     }
-    if (*check_cmd) {
-      if (!golden_dir.empty()) return run_check_golden(golden_dir);
-      if (requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      return run_check_config(config_from(check_config, check_flags), requirements, check_resume, check_eval,
-                              check_output, report_options.command_line);
+    if (*cl.check_cmd) {
+      if (!cl.golden_dir.empty()) {
+        refuse_alongside(*cl.check_cmd, "--golden", "it diffs every trace in DIR with the simulator");
+        return run_check_golden(cl.golden_dir);
+      }
+      if (!cl.check_config.empty())
+        refuse_alongside(*cl.check_cmd, "--config", "the file's config is checked as it is",
+                         {"--require", "--json", "--junit", "--use-gather-object", "--eval-break-after", "--resume-at",
+                          "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
+                          "--resume-batch-size", "--resume-skip"});
+      if (cl.requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
+      return run_check_config(config_from(cl.check_config, cl.check_flags), cl.requirements, cl.check_resume,
+                              cl.check_eval, cl.check_output, cl.report_options.command_line);
     }
-    if (*compare_cmd) {
-      if (!compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
+    if (*cl.compare_cmd) {
+      if (!cl.compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
       accel::cli::CompareRequest request;
-      request.config = config_from(compare_config_path, compare_flags);
+      if (!cl.compare_config_path.empty()) {
+        refuse_alongside(*cl.compare_cmd, "--config", "the file's config is recorded as it is",
+                         {"--reference", "--torch-version"});
+      }
+      request.config = config_from(cl.compare_config_path, cl.compare_flags);
       // Without --torch-version the simulator reproduces the reference's own torch.
-      if (compare_cmd->count("--torch-version") > 0) {
-        request.config["torch_version"] = compare_flags.torch_version;
-      } else if (compare_config_path.empty()) {
+      if (cl.compare_cmd->count("--torch-version") > 0) {
+        request.config["torch_version"] = cl.compare_flags.torch_version;
+      } else if (cl.compare_config_path.empty()) {
         request.config.erase("torch_version");
       }
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
-    const auto setup = apply_launch_setup(flags, &training, app);
-    return run_what_if(flags, training, report_options, setup, resume_flags, eval_flags);
+    const auto setup = apply_launch_setup(cl.flags, &cl.training, app);
+    return run_what_if(cl.flags, cl.training, cl.report_options, setup, cl.resume_flags, cl.eval_flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;
@@ -616,6 +671,25 @@ int run_cli(int argc, char** argv) {
 }
 
 }  // namespace
+
+std::vector<accel::cli::CommandLineOption> accel::cli::command_line_options() {
+  CommandLine cl;
+  std::vector<CommandLineOption> out;
+  const auto list = [&out](const CLI::App& app, const std::string& command) {
+    for (const CLI::Option* o : app.get_options()) {
+      if (o->get_lnames().empty()) continue;  // positionals (diff's EXPECTED, ACTUAL) and --help's short names
+      CommandLineOption option;
+      option.command = command;
+      option.name = "--" + o->get_lnames().front();
+      option.takes_value = o->get_expected_max() != 0;  // a flag expects no value
+      option.type_name = o->get_type_name();
+      out.push_back(option);
+    }
+  };
+  list(cl.app, "");
+  for (const CLI::App* sub : cl.app.get_subcommands([](const CLI::App*) { return true; })) list(*sub, sub->get_name());
+  return out;
+}
 
 // The whole command line, exactly as the executable runs it (cli/accel_sim_main.cpp calls it; the Python module
 // calls it in-process through cli/in_process.hpp).

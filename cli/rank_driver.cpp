@@ -17,17 +17,14 @@ void RankFlags::add_to(CLI::App& app) {
   app.add_option("--out", out_path, "rank 0 writes the trace here (default: stdout, verdict on stderr)");
   app.add_option("--timeout-s", timeout_s, "seconds a collective or the rendezvous may take (default 30)")
       ->check(CLI::Range(0.1, 86400.0));
-  app.add_option("--die-at-step", die_at_step, "test only: a rank exits abruptly before this batch collective")
-      ->check(decimal_integer(0));
-  app.add_option("--die-rank", die_rank, "test only: which rank --die-at-step kills (default: the last)")
-      ->check(decimal_integer(0));
+  add_integer(app, "--die-at-step", die_at_step, "test only: a rank exits abruptly before this batch collective");
+  add_integer(app, "--die-rank", die_rank, "test only: which rank --die-at-step kills (default: the last)");
   app.add_flag("--check-collectives", check_collectives,
                "check every collective of the transport with known values (no config needed)");
   app.add_flag("--loader-only", loader_only,
                "iterate the loader only, without the training step (no gradient all_reduce, so no training hang)");
-  app.add_option("--grad-accum,--gradient-accumulation-steps", grad_accum,
-                 "training step: one gradient all_reduce per optimizer step, no_sync in between (default 1)")
-      ->check(decimal_integer(1));
+  add_integer(app, "--grad-accum,--gradient-accumulation-steps", grad_accum,
+              "training step: one gradient all_reduce per optimizer step, no_sync in between (default 1)");
   app.add_flag("--sync-each-batch", sync_each_batch,
                "training step: GradientAccumulationPlugin(sync_each_batch=True), an all_reduce every micro-step");
   app.add_flag("--join-uneven-inputs", join_uneven_inputs,

@@ -1,5 +1,9 @@
 #include "resume_flags.hpp"
 
+#include "cli/integer_flag.hpp"
+#include "cli/text_flag.hpp"
+#include "trace/decimal_integer.hpp"
+#include "trace/input_limits.hpp"
 #include "trace/resume_json.hpp"
 
 namespace accel::cli {
@@ -7,28 +11,29 @@ namespace {
 
 using trace::ConfigError;
 
-std::int64_t non_negative(const std::string& text, const std::string& flag) {
-  std::size_t used = 0;
-  long long v = -1;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+// One half of E:S, by the table's rule for --resume-at.
+std::int64_t resume_at_part(const std::string& part, const std::string& whole, const char* which) {
+  const IntegerFlag& flag = integer_flag("--resume-at");
+  const auto read = trace::read_decimal_integer(part, flag.min, flag.max);
+  if (!read.value) {
+    throw ConfigError(std::string("--resume-at: must be EPOCH:STEP; its ") + which + " " + read.problem + " (in '" +
+                      whole + "')");
   }
-  if (used != text.size() || v < 0) throw ConfigError(flag + ": must be EPOCH:STEP, two integers >= 0, got \"" + text + "\"");
-  return v;
+  return *read.value;
 }
 
 }  // namespace
 
 void ResumeFlags::add_to(CLI::App& app) {
-  app.add_option("--resume-at", at, "resume what-if: the checkpoint (save_state) is taken after STEP batches of EPOCH (E:S)");
-  app.add_option("--resume-at-step", at_step, "the checkpoint is taken at this optimizer step (with --grad-accum)");
+  app.add_option("--resume-at", at,
+                 "resume what-if: the checkpoint (save_state) is taken after STEP batches of EPOCH (E:S)")
+      ->check(non_empty("EPOCH:STEP"));
+  add_integer(app, "--resume-at-step", at_step, "the checkpoint is taken at this optimizer step (with --grad-accum)");
   app.add_option("--resume-with", with, "skip_first_batches (default), continue, stateful or none");
   app.add_flag("--loop-set-epoch", loop_set_epoch, "the training loop calls dataloader.set_epoch(epoch) every epoch");
-  app.add_option("--resume-ranks", ranks, "the restarted job's number of processes");
-  app.add_option("--resume-batch-size", batch_size, "the restarted job's DataLoader batch size");
-  app.add_option("--resume-skip", skip, "batches skip_first_batches / continue skip in epoch E (default: S)");
+  add_integer(app, "--resume-ranks", ranks, "the restarted job's number of processes");
+  add_integer(app, "--resume-batch-size", batch_size, "the restarted job's DataLoader batch size");
+  add_integer(app, "--resume-skip", skip, "batches skip_first_batches / continue skip in epoch E (default: S)");
 }
 
 trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accum,
@@ -49,9 +54,14 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   if (stateful_loader && *mode != trace::ResumeMode::Stateful) {
     throw ConfigError("--resume-with: the loader is a StatefulDataLoader (--use-stateful-dataloader); resume with stateful");
   }
-  if (ranks && *ranks < 1) throw ConfigError("--resume-ranks: must be >= 1");
-  if (batch_size && *batch_size < 1) throw ConfigError("--resume-batch-size: must be >= 1");
-  if (skip && *skip < 0) throw ConfigError("--resume-skip: must be >= 0");
+  // The flags' own rule bounds each value (cli/integer_flag.cpp); the restarted job's step is their product.
+  const std::int64_t resumed_ranks = ranks.value_or(c.value("num_processes", std::int64_t{1}));
+  const std::int64_t resumed_batch = batch_size.value_or(c.value("batch_size", std::int64_t{1}));
+  if (resumed_batch > trace::kMaxTotalBatch / resumed_ranks) {
+    throw ConfigError(std::string(batch_size ? "--resume-batch-size" : "--batch-size") + ": times " +
+                      (ranks ? "--resume-ranks" : "--ranks") + " must be <= " + std::to_string(trace::kMaxTotalBatch) +
+                      " (input limit), got " + std::to_string(resumed_batch) + " x " + std::to_string(resumed_ranks));
+  }
   if (skip && (*mode == trace::ResumeMode::Stateful || *mode == trace::ResumeMode::None)) {
     throw ConfigError("--resume-skip: applies to --resume-with skip_first_batches or continue only");
   }
@@ -62,13 +72,18 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   std::int64_t epoch = 0, step = 0;
   if (!at.empty()) {
     const auto colon = at.find(':');
-    if (colon == std::string::npos) throw ConfigError("--resume-at: must be EPOCH:STEP, two integers >= 0, got \"" + at + "\"");
-    epoch = non_negative(at.substr(0, colon), "--resume-at");
-    step = non_negative(at.substr(colon + 1), "--resume-at");
+    if (colon == std::string::npos)
+      throw ConfigError("--resume-at: must be EPOCH:STEP, two integers >= 0, got '" + at + "'");
+    epoch = resume_at_part(at.substr(0, colon), at, "EPOCH");
+    step = resume_at_part(at.substr(colon + 1), at, "STEP");
   }
   c["resume"] = {{"epoch", 0}, {"step", 0}, {"with", with}, {"loop_set_epoch", loop_set_epoch}};
   if (at_step) {
-    if (*at_step < 0) throw ConfigError("--resume-at-step: must be >= 0");
+    if (*at_step > trace::kMaxCount / grad_accum) {
+      throw ConfigError("--resume-at-step: times --grad-accum (the batches before the checkpoint) must be <= " +
+                        std::to_string(trace::kMaxCount) + " (input limit), got " + std::to_string(*at_step) + " x " +
+                        std::to_string(grad_accum));
+    }
     const auto probe = trace::parse_resume_config(c);
     const std::int64_t per_epoch = analysis::batches_per_epoch(probe);
     std::tie(epoch, step) = analysis::epoch_and_step_of(*at_step, grad_accum, per_epoch);

@@ -24,6 +24,10 @@ struct ResumeFlags {
 
   void add_to(CLI::App& app);
   bool enabled() const { return !at.empty() || at_step.has_value(); }
+  // A restarted job's option given without a checkpoint to restart from (what a caller refuses).
+  bool given_without_checkpoint() const {
+    return !enabled() && (with != "skip_first_batches" || loop_set_epoch || ranks || batch_size || skip);
+  }
 
   // The resume case of the loader flags' config; ConfigError names the flag and the rule. `conversion`
   // receives how --resume-at-step became E:S.

@@ -12,6 +12,13 @@ PythonInt parse_seed(const std::string& text, const std::string& flag) {
   const bool negative = !text.empty() && text[0] == '-';
   const std::size_t start = negative ? 1 : 0;
   if (text.size() == start || text.size() - start > 20) refuse();
+  // A leading zero is not a Python int literal (`set_seed(010)` is a SyntaxError): refused like any other flag's.
+  if (text.size() - start > 1 && text[start] == '0') {
+    throw trace::ConfigError(flag +
+                             ": must be a decimal integer in [-9223372036854775808, 18446744073709551615] written "
+                             "without leading zeros, got '" +
+                             text + "'");
+  }
   PythonInt value = 0;
   for (std::size_t i = start; i < text.size(); ++i) {
     if (text[i] < '0' || text[i] > '9') refuse();

@@ -11,9 +11,6 @@ namespace {
 using trace::ConfigError;
 using trace::Json;
 
-// CLI11 checks with readable rules ("--grad-accum: must be an integer >= 1, got '0'").
-CLI::Validator integer_at_least(std::int64_t min_value) { return decimal_integer(min_value); }
-
 template <typename Predicate>
 CLI::Validator number_where(Predicate ok, std::string rule) {
   return CLI::Validator(
@@ -36,22 +33,20 @@ CLI::Validator probability() {
 
 void TrainingFlags::add_to(CLI::App& app) {
   options_ = {
-      app.add_option("--grad-accum,--gradient-accumulation-steps,--gradient_accumulation_steps", grad_accum, "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")
-          ->check(integer_at_least(1)),
-      app.add_option("--warmup", warmup, "warm-up steps W of the schedule (onecycle: pct_start = W / total steps)")
-          ->check(integer_at_least(0)),
-      app.add_option("--total-steps", total_steps, "schedule length T (training_steps / OneCycleLR total_steps)")
-          ->check(integer_at_least(1)),
+      add_integer(app, "--grad-accum,--gradient-accumulation-steps,--gradient_accumulation_steps", grad_accum,
+                  "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)"),
+      add_integer(app, "--warmup", warmup, "warm-up steps W of the schedule (onecycle: pct_start = W / total steps)"),
+      add_integer(app, "--total-steps", total_steps, "schedule length T (training_steps / OneCycleLR total_steps)"),
       app.add_option("--lr", lr, "base lr (onecycle: max_lr); default 0.001")->check(positive_number()),
-      app.add_option("--step-size", step_size, "StepLR step_size (--scheduler step)")->check(integer_at_least(1)),
+      add_integer(app, "--step-size", step_size, "StepLR step_size (--scheduler step)"),
       app.add_option("--gamma", gamma, "StepLR gamma (--scheduler step); default 0.1")->check(positive_number()),
-      app.add_option("--overflow-steps", overflow_steps,
-                     "micro-steps (global indices) where the loss scaler overflows; only syncing ones skip a step")
-          ->delimiter(',')
-          ->check(integer_at_least(0)),
-      app.add_option("--overflow-prob", overflow_prob, "each micro-step overflows with probability P (needs --overflow-seed)")
+      add_integer(app, "--overflow-steps", overflow_steps,
+                  "micro-steps (global indices) where the loss scaler overflows; only syncing ones skip a step")
+          ->delimiter(','),
+      app.add_option("--overflow-prob", overflow_prob,
+                     "each micro-step overflows with probability P (needs --overflow-seed)")
           ->check(probability()),
-      app.add_option("--overflow-seed", overflow_seed, "seed of the --overflow-prob draws"),
+      add_integer(app, "--overflow-seed", overflow_seed, "seed of the --overflow-prob draws"),
   };
   app.add_option("--scheduler", scheduler, "simulate the training loop with this lr schedule")
       ->check(CLI::IsMember({"linear", "cosine", "constant", "step", "onecycle"}));

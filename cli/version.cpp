@@ -29,6 +29,11 @@ void add_version(CLI::App& app) {
   // Exiting from the callback keeps main's parse/exit-code handling unchanged: --version is not an error.
   const auto print_and_exit = [] {
     std::cout << version_text() << std::flush;
+    // `accel-sim --version > /dev/full` lost its one line: not a success.
+    if (!std::cout) {
+      std::cerr << "accel-sim: writing the version to stdout failed\n";
+      std::exit(2);
+    }
     std::exit(0);
   };
   app.add_flag_callback("--version", print_and_exit, "print accel-sim's version and what it models, then exit");

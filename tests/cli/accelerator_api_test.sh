@@ -77,7 +77,7 @@ json_field "environment wins over the file" "bf16" "j['launch']['mixed_precision
 printf '{"num_processes": 4, "deepspeed_config": {"gradient_accumulation_steps": 2}}' > "$tmp/c.json"
 json_field "json config file" "4" "j['num_processes']" "$bin" --config-file "$tmp/c.json" --dataset-len 10 --json
 printf 'num_processes: twelve\n' > "$tmp/bad1.yaml"
-exits "bad field named" 2 "config_file.num_processes: must be a decimal integer" "$bin" --config-file "$tmp/bad1.yaml" --dataset-len 10
+exits "bad field named" 2 "config_file.num_processes: must be an integer in \\[1, 65536\\] written with digits only" "$bin" --config-file "$tmp/bad1.yaml" --dataset-len 10
 printf 'num_processes: [1\n' > "$tmp/bad2.yaml"
 exits "broken yaml" 2 "is not valid YAML" "$bin" --config-file "$tmp/bad2.yaml" --dataset-len 10
 printf 'num_processes: 5\nnum_machines: 2\n' > "$tmp/bad3.yaml"
