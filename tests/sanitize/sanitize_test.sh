@@ -14,7 +14,7 @@ cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Debug -DACCEL_SIM_RANKS=OFF -DACCEL
   "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
   -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST > "$out.configure.log" 2>&1 ||
   { echo "FAIL: configure the sanitizer build"; tail -20 "$out.configure.log"; exit 1; }
-targets=(accel-sim core_tests trace_tests sim_tests analysis_tests reports_tests golden_tests props coverage_audit_props fuzz_inputs)
+targets=(accel-sim core_tests trace_tests sim_tests analysis_tests reports_tests golden_tests props coverage_audit_props fuzz_inputs fuzz_cli)
 nice -n 10 cmake --build "$out" -j "$jobs" --target "${targets[@]}" > "$out.build.log" 2>&1 ||
   { echo "FAIL: build with sanitizers"; grep -m 20 -E "error|Error" "$out.build.log"; exit 1; }
 if grep -q "warning:" "$out.build.log"; then echo "FAIL: warnings"; grep "warning:" "$out.build.log" | head; exit 1; fi
@@ -50,6 +50,7 @@ run cli bash "$src/tests/cli/cli_test.sh" "$out/accel-sim" "$src/golden/cases"
 run cli_accelerator bash "$src/tests/cli/accelerator_api_test.sh" "$out/accel-sim"
 run cli_robustness bash "$src/tests/cli/robustness_test.sh" "$out/accel-sim" "$src/golden/cases"
 run fuzz bash "$src/tests/fuzz/fuzz_test.sh" "$out/tests/fuzz_inputs" "$src/golden/cases" "${FUZZ_EXECS:-3000}" "$out/accel-sim" 18
+run fuzz_cli "$out/tests/fuzz_cli" "$out/accel-sim" "${FUZZ_CLI_CASES:-150}" --seed "${FUZZ_CLI_SEED:-31}" --corpus "$src/golden/cases"
 # A sanitizer report inside a shell test's child shows in its log even when the script passed.
 if grep -l -E "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" "$out".*.log 2>/dev/null | grep -v build.log; then
   echo "FAIL: sanitizer reports in the logs above"
