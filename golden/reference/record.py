@@ -239,6 +239,8 @@ def build_user_dataloader(c, tensors, rank=0):
             raise SeedRefused(exc)
     if c.get("dataset_kind", "map") == "iterable":
         ds = GeneratorIterableDataset(n, tensors) if c.get("dataset_generator") else RangeIterableDataset(n, tensors)
+        if c.get("shuffle"):
+            return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), shuffle=True)
         return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False))
     ds = RangeDataset(n, tensors)
     generator = None
@@ -753,8 +755,9 @@ def check_accelerator_config(c):
     for k in ("generator_seed", "set_seed", "skip_first_batches"):
         if c.get(k) is not None and not _is_int(c[k]):
             raise BadInput(f"config.{k}: must be an integer or null")
-    if c.get("dataset_kind", "map") == "iterable" and (c.get("shuffle") or c.get("generator_seed") is not None):
-        raise BadInput("config.shuffle / config.generator_seed: apply to map-style datasets only")
+    # shuffle=True on an iterable dataset is passed on: torch's DataLoader refuses it, and that is recorded.
+    if c.get("dataset_kind", "map") == "iterable" and c.get("generator_seed") is not None:
+        raise BadInput("config.generator_seed: applies to map-style datasets only")
     if c.get("dataset_kind", "map") == "map" and c.get("dataset_generator"):
         raise BadInput("config.dataset_generator: applies to iterable datasets only")
     if c.get("set_seed_device_specific") and c.get("set_seed") is None:
@@ -820,7 +823,10 @@ def accelerator_setup(c, rank):
             set_seed(c["set_seed"], device_specific=bool(c.get("set_seed_device_specific")))
         except Exception as exc:
             return {"seed_error": error_object(exc, "set_seed")}
-    dl = build_user_dataloader(c, tensors=True, rank=rank)
+    try:
+        dl = build_user_dataloader(c, tensors=True, rank=rank)
+    except ValueError as exc:  # torch's DataLoader refused the user's loader, before Accelerate saw it
+        return {"prepare_error": error_object(exc, "DataLoader")}
     try:
         prepared = accelerator.prepare(dl)
     except Exception as exc:
