@@ -119,10 +119,13 @@ void check_loader(const Json& config, const std::string& requirements, const acc
                   accel::analysis::CheckReport& out);
 
 // exact-resume: the restarted job trains on exactly what the uninterrupted one does (resume flags needed).
-void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume, accel::analysis::CheckReport& out) {
+// The step conversion uses the job's accumulation as the what-if does: --grad-accum, else the config file's or
+// ACCELERATE_GRADIENT_ACCUMULATION_STEPS (apply_launch_setup), else 1.
+void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume, std::int64_t grad_accum,
+                        accel::analysis::CheckReport& out) {
   if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
   std::optional<std::string> conversion;
-  const auto report = accel::analysis::resume_what_if(resume.resume_case(config, 1, conversion), conversion);
+  const auto report = accel::analysis::resume_what_if(resume.resume_case(config, grad_accum, conversion), conversion);
   const auto& o = report.outcome;
   std::ostringstream evidence;
   if (!o.identical) {
@@ -144,13 +147,14 @@ struct CheckOutput {
 };
 
 int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
-                     const accel::cli::EvalFlags& eval, const CheckOutput& output, const std::string& command_line) {
+                     std::int64_t grad_accum, const accel::cli::EvalFlags& eval, const CheckOutput& output,
+                     const std::string& command_line) {
   auto requested = accel::cli::split_list(requirements_text, "--require");
   accel::analysis::CheckReport report;
   const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
   if (exact != requested.end()) {
     requested.erase(exact);
-    check_exact_resume(config, resume, report);
+    check_exact_resume(config, resume, grad_accum, report);
   } else if (resume.enabled() || resume.given_without_checkpoint()) {
     // Judged by nothing else: a gate that takes them and checks no resume would pass on what it never read.
     throw accel::trace::ConfigError(
@@ -456,6 +460,7 @@ struct CommandLine {
   CheckOutput check_output;
   LoaderFlags check_flags;
   accel::cli::ResumeFlags check_resume;
+  accel::cli::TrainingFlags check_training;  // --grad-accum only, for --resume-at-step
   accel::cli::EvalFlags check_eval;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
@@ -533,6 +538,7 @@ struct CommandLine {
         ->check(accel::cli::non_empty("a FILE"));
     check_flags.add_to(*check_cmd);
     check_resume.add_to(*check_cmd);
+    check_training.add_grad_accum_to(*check_cmd);
     check_eval.add_to(*check_cmd, /*with_switch=*/false);
 
     compare_cmd = app.add_subcommand(
@@ -579,7 +585,7 @@ int run_cli(int argc, char** argv) {
 
   try {
     if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
-    if (*cl.check_cmd) apply_launch_setup(cl.check_flags, nullptr, *cl.check_cmd);
+    if (*cl.check_cmd) apply_launch_setup(cl.check_flags, &cl.check_training, *cl.check_cmd);
     if (*cl.compare_cmd) apply_launch_setup(cl.compare_flags, nullptr, *cl.compare_cmd);
     if (*cl.run_cmd) apply_launch_setup(cl.run_loader, nullptr, *cl.run_cmd);
     if (*cl.launch_cmd) apply_launch_setup(cl.launch_loader, nullptr, *cl.launch_cmd);
@@ -619,10 +625,14 @@ int run_cli(int argc, char** argv) {
         refuse_alongside(*cl.check_cmd, "--config", "the file's config is checked as it is",
                          {"--require", "--json", "--junit", "--use-gather-object", "--eval-break-after", "--resume-at",
                           "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
-                          "--resume-batch-size", "--resume-skip"});
+                          "--resume-batch-size", "--resume-skip", "--grad-accum"});
       if (cl.requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
+      if (cl.check_cmd->count("--grad-accum") > 0 && !cl.check_resume.at_step) {
+        throw accel::trace::ConfigError("--grad-accum: only read by --resume-at-step here (check judges no schedule)");
+      }
       return run_check_config(config_from(cl.check_config, cl.check_flags), cl.requirements, cl.check_resume,
-                              cl.check_eval, cl.check_output, cl.report_options.command_line);
+                              cl.check_training.grad_accum, cl.check_eval, cl.check_output,
+                              cl.report_options.command_line);
     }
     if (*cl.compare_cmd) {
       if (!cl.compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");

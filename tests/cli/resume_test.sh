@@ -47,5 +47,27 @@ check_output "prepare_data_loader api" "needs --api accelerator" "$bin" --api pr
 check_output "exact-resume needs a checkpoint" "give --resume-at" "$bin" check --dataset-len 20 --require exact-resume
 check "exact-resume needs a checkpoint exits 2" 2 "$bin" check --dataset-len 20 --require exact-resume
 
+# Issue 25: the gate converts --resume-at-step with the job's accumulation as the what-if does (it used to take 1
+# and print "ok exact-resume", exit 0, where the what-if said NOT identical): --grad-accum, a DeepSpeed config
+# file's deepspeed_config.gradient_accumulation_steps, or ACCELERATE_GRADIENT_ACCUMULATION_STEPS.
+tmp_ds=$(mktemp)
+printf 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\nnum_processes: 8\n' > "$tmp_ds"
+job=(--dataset-len 50000 --batch-size 16 --shuffle --set-seed 42 --resume-at-step 200 --epochs 3)
+what_if=$("$bin" --config-file "$tmp_ds" "${job[@]}" --json | python3 -c "
+import json, sys; r = json.load(sys.stdin)['resume']; print(r['identical'], r['extra']['count'])")
+[ "$what_if" = "False 2140" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL what-if of the DeepSpeed job: $what_if"; }
+for setup in "--config-file $tmp_ds" "--ranks 8 --grad-accum 4"; do
+  # shellcheck disable=SC2086
+  check "exact-resume fails as the what-if says ($setup)" 1 "$bin" check $setup "${job[@]}" --require exact-resume
+  # shellcheck disable=SC2086
+  check_output "with the what-if's evidence ($setup)" "2140 extra, 2140 missing; epoch 2 differs" \
+    "$bin" check $setup "${job[@]}" --require exact-resume
+done
+check "exact-resume with ACCELERATE_GRADIENT_ACCUMULATION_STEPS" 1 \
+  env ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 "$bin" check --ranks 8 "${job[@]}" --require exact-resume
+check_output "check --grad-accum needs --resume-at-step" "--grad-accum: only read by --resume-at-step" \
+  "$bin" check --ranks 8 --dataset-len 100 --grad-accum 4 --require lockstep
+rm -f "$tmp_ds"
+
 echo "resume cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
