@@ -124,8 +124,7 @@ void check_loader(const Json& config, const std::string& requirements, const acc
 void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume, std::int64_t grad_accum,
                         accel::analysis::CheckReport& out) {
   if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
-  std::optional<std::string> conversion;
-  const auto report = accel::analysis::resume_what_if(resume.resume_case(config, grad_accum, conversion), conversion);
+  const auto report = resume.what_if(config, grad_accum);
   const auto& o = report.outcome;
   std::ostringstream evidence;
   if (!o.identical) {
@@ -210,7 +209,9 @@ void check_loader(const Json& config, const std::string& requirements, const acc
     } catch (const std::invalid_argument& e) {
       // exact-metrics is judged here, outside the scenario's requirements; the list of valid names has it too.
       std::string message = e.what();
-      if (!message.empty() && message.back() == ')') message.insert(message.size() - 1, std::string(", ") + accel::analysis::kExactMetrics);
+      if (!message.empty() && message.back() == ')') {
+        message.insert(message.size() - 1, std::string(", ") + accel::analysis::kExactMetrics + ", exact-resume");
+      }
       throw accel::trace::ConfigError(message);
     }
     for (const auto& r : results) out.outcomes.push_back({r.name, what, r.holds, r.evidence});
@@ -400,11 +401,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   progress.done();
   const auto train = training_summary(flags, training);
   std::optional<accel::analysis::ResumeReport> resume;
-  if (resume_flags.enabled()) {
-    std::optional<std::string> conversion;
-    const auto resume_case = resume_flags.resume_case(flags.config(), training.grad_accum, conversion);
-    resume = accel::analysis::resume_what_if(resume_case, conversion);
-  }
+  if (resume_flags.enabled()) resume = resume_flags.what_if(flags.config(), training.grad_accum);
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
   if (!out.html_path.empty()) {
@@ -567,6 +564,54 @@ struct CommandLine {
   CommandLine& operator=(const CommandLine&) = delete;
 };
 
+// "unknown option --rank; did you mean --ranks?" for the first word that looks like an option and is none of the
+// command's (CLI11 says "The following arguments were not expected: 8 --rank").
+std::optional<std::string> unknown_option_message(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* command = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (command == &app) {
+      const auto subs = app.get_subcommands([&word](const CLI::App* sub) { return sub->get_name() == word; });
+      if (!subs.empty()) {
+        command = subs.front();
+        continue;
+      }
+    }
+    if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
+    const std::string name = word.substr(0, word.find('='));
+    bool known = false;
+    std::string nearest;
+    std::size_t best = name.size() / 3 + 2;
+    for (const CLI::Option* o : command->get_options()) {
+      for (const std::string& long_name : o->get_lnames()) {
+        const std::string candidate = "--" + long_name;
+        if (candidate == name) known = true;
+        // Levenshtein distance, row by row.
+        std::vector<std::size_t> row(candidate.size() + 1);
+        for (std::size_t j = 0; j <= candidate.size(); ++j) row[j] = j;
+        for (std::size_t a = 1; a <= name.size(); ++a) {
+          std::size_t diagonal = row[0];
+          row[0] = a;
+          for (std::size_t b = 1; b <= candidate.size(); ++b) {
+            const std::size_t above = row[b];
+            row[b] = std::min({row[b] + 1, row[b - 1] + 1, diagonal + (name[a - 1] == candidate[b - 1] ? 0 : 1)});
+            diagonal = above;
+          }
+        }
+        if (row[candidate.size()] < best) {
+          best = row[candidate.size()];
+          nearest = candidate;
+        }
+      }
+    }
+    if (known) continue;
+    const std::string where = command == &app ? "" : " of `accel-sim " + command->get_name() + "`";
+    return "unknown option " + name + where + (nearest.empty() ? "" : "; did you mean " + nearest + "?") +
+           " (accel-sim" + (command == &app ? "" : " " + command->get_name()) + " --help lists them)";
+  }
+  return std::nullopt;
+}
+
 int run_cli(int argc, char** argv) {
   CommandLine cl;
   cl.report_options.command_line = command_line_of(argc, argv);
@@ -578,6 +623,9 @@ int run_cli(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    std::cerr << "accel-sim: " << unknown_option_message(cl.app, argc, argv).value_or(e.what()) << "\n";
+    return kExitBadInput;
   } catch (const CLI::ParseError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
     return kExitBadInput;

@@ -96,7 +96,9 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   c["resume"]["step"] = step;
   if (epoch >= c.value("epochs", std::int64_t{1})) {
     throw ConfigError(std::string(at_step ? "--resume-at-step" : "--resume-at") + ": epoch " + std::to_string(epoch) +
-                      " is not below --epochs " + std::to_string(c.value("epochs", std::int64_t{1})));
+                      " is not below --epochs " + std::to_string(c.value("epochs", std::int64_t{1})) +
+                      " (the checkpoint must fall inside the job: give --epochs " + std::to_string(epoch + 1) +
+                      " or more)");
   }
   trace::ResumeCase rc;
   try {
@@ -109,6 +111,21 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   rc.resume.resume_batch_size = batch_size;
   rc.resume.skip = skip;
   return rc;
+}
+
+analysis::ResumeReport ResumeFlags::what_if(const trace::Json& loader_config, std::int64_t grad_accum) const {
+  std::optional<std::string> conversion;
+  const trace::ResumeCase rc = resume_case(loader_config, grad_accum, conversion);
+  try {
+    return analysis::resume_what_if(rc, conversion);
+  } catch (const ConfigError& e) {
+    // The simulation speaks of the config it was given; the user typed a flag.
+    const std::string message = e.what();
+    const std::string field = "config.resume.step: ";
+    if (message.rfind(field, 0) != 0) throw;
+    throw ConfigError(std::string(at_step ? "--resume-at-step: its step " : "--resume-at: STEP ") +
+                      message.substr(field.size()));
+  }
 }
 
 }  // namespace accel::cli

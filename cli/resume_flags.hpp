@@ -33,6 +33,10 @@ struct ResumeFlags {
   // receives how --resume-at-step became E:S.
   trace::ResumeCase resume_case(trace::Json loader_config, std::int64_t grad_accum,
                                 std::optional<std::string>& conversion) const;
+
+  // The resume what-if of that case (the report and `check --require exact-resume` both call this); an error
+  // about the checkpoint's position names the flag that placed it.
+  analysis::ResumeReport what_if(const trace::Json& loader_config, std::int64_t grad_accum) const;
 };
 
 }  // namespace accel::cli

@@ -132,6 +132,16 @@ check_output "hex refused" "digits only" "$bin" --dataset-len 0x10
 check_output "1e6 says how to write it" "e.g. 1000000, not 1e6, 0x10 or 50,000" "$bin" --dataset-len 1e6
 check_output "50,000 says how to write it" "e.g. 1000000, not 1e6, 0x10 or 50,000" "$bin" --dataset-len 50,000
 check_output "past int64 is refused, not clamped" "--dataset-len: must be an integer in \\[0, 1099511627776\\], got '99999999999999999999'" "$bin" --dataset-len 99999999999999999999
+# Issue 25's new-user findings: an unknown option names its nearest, the requirement list is whole, resume errors name
+# the flag and what to change.
+check_output "unknown option did you mean" "unknown option --rank; did you mean --ranks?" "$bin" --rank 8 --dataset-len 10
+check_output "unknown check option" "unknown option --requires of \`accel-sim check\`; did you mean --require?" \
+  "$bin" check --dataset-len 10 --requires lockstep
+check_output "requirement list has exact-resume" "full-coverage, exact-metrics, exact-resume)" \
+  "$bin" check --ranks 2 --dataset-len 10 --require bogus
+check_output "resume step past the epoch names the flag" "--resume-at: STEP 100 is past the end of epoch 0" \
+  "$bin" --ranks 2 --dataset-len 100 --resume-at 0:100
+check_output "resume-at-step says which --epochs" "give --epochs 21 or more" "$bin" --ranks 2 --dataset-len 100 --resume-at-step 1000
 check_output "the rule names its bound" "--ranks: must be an integer in \\[1, 65536\\], got '0'" "$bin" --ranks 0 --dataset-len 5
 check_output "help groups the loader flags" "The user's DataLoader:" "$bin" --help
 check_output "help shows defaults" "--api TEXT:{accelerator,prepare_data_loader}=accelerator" "$bin" --help
