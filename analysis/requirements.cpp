@@ -1,4 +1,5 @@
 #include "analysis/requirements.hpp"
+#include "analysis/counted.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -17,8 +18,8 @@ std::string ids_list(const std::vector<SampleId>& ids) {
 std::string duplicates_evidence(const Scenario& s) {
   const auto& c = s.coverage.counts;
   std::ostringstream os;
-  os << c.repeated << " samples yielded more than once (" << c.duplicated << " extra yields), ids "
-     << ids_list(s.coverage.duplicated_ids);
+  os << counted(c.repeated, "sample") << " yielded more than once (" << counted(c.duplicated, "extra yield")
+     << "), ids " << ids_list(s.coverage.duplicated_ids);
   if (!s.duplicate_occurrences.empty()) {
     os << "; sample " << s.duplicate_occurrences.front().id << " is yielded at";
     for (const auto& o : s.duplicate_occurrences) os << " rank " << o.rank << " step " << o.step << ";";
@@ -28,7 +29,7 @@ std::string duplicates_evidence(const Scenario& s) {
 
 std::string drops_evidence(const Scenario& s) {
   std::ostringstream os;
-  os << s.coverage.counts.dropped << " samples never yielded, ids " << ids_list(s.coverage.dropped_ids);
+  os << counted(s.coverage.counts.dropped, "sample") << " never yielded, ids " << ids_list(s.coverage.dropped_ids);
   return os.str();
 }
 
@@ -56,9 +57,9 @@ std::string ids_or_none(const std::vector<SampleId>& ids, bool drawn, std::int64
 
 std::vector<RequirementResult> check_pass_requirements(const PassFigures& p, const std::vector<std::string>& names) {
   std::vector<RequirementResult> out;
-  const std::string duplicates = std::to_string(p.duplicated) + " extra yields in pass " + std::to_string(p.pass) +
+  const std::string duplicates = counted(p.duplicated, "extra yield") + " in pass " + std::to_string(p.pass) +
                                  ids_or_none(p.duplicated_ids, p.ids_drawn, p.duplicated);
-  const std::string drops = std::to_string(p.dropped) + " samples never yielded in pass " + std::to_string(p.pass) +
+  const std::string drops = counted(p.dropped, "sample") + " never yielded in pass " + std::to_string(p.pass) +
                             ids_or_none(p.dropped_ids, p.ids_drawn, p.dropped);
   std::string steps = "pass " + std::to_string(p.pass) + ": ranks yield " + std::to_string(p.min_steps) + " to " +
                       std::to_string(p.max_steps) + " batches";

@@ -2,6 +2,7 @@
 // one shared epoch order, drawn once per distinct order), or replayed rank by rank where the ranks
 // shuffle differently.
 #include "analysis/what_if.hpp"
+#include "analysis/counted.hpp"
 
 #include "core/saturating.hpp"
 
@@ -426,7 +427,7 @@ void add_warnings(WhatIfReport& report) {
   const auto& cov = s.coverage.counts;
   if (cov.duplicated > 0) {
     std::ostringstream os;
-    os << cov.repeated << " samples are seen ";
+    os << counted(cov.repeated, "sample is", "samples are") << " seen ";
     if (cov.max_times == 2) {
       os << "twice";
     } else {
@@ -450,8 +451,8 @@ void add_warnings(WhatIfReport& report) {
   }
   if (cov.dropped > 0) {
     std::ostringstream os;
-    os << cov.dropped << " samples are never seen in the epoch (ids " << ids_text(s.coverage.dropped_ids, cov.dropped)
-       << ")";
+    os << counted(cov.dropped, "sample is", "samples are") << " never seen in the epoch (ids "
+       << ids_text(s.coverage.dropped_ids, cov.dropped) << ")";
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
     w.push_back(

@@ -1,6 +1,7 @@
 // The what-if report as one HTML page with inline SVG charts (see html_report.hpp). It only lays out what
 // the analysis computed: the timeline's rows and shown steps, the coverage bins' counts, the lr curve.
 #include "html_report.hpp"
+#include "analysis/counted.hpp"
 #include "reports/markup_escape.hpp"
 
 #include <algorithm>
@@ -445,9 +446,9 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
         ".sw:first-child{margin-left:0}h2{font-size:16px;margin-top:28px}"
         ".meta{font-size:12px;color:#444}.verdict.bad{color:#a0006e;font-weight:bold}.verdict.ok{color:#2e7d32}</"
         "style></head><body>";
-  os << "<h1>accel-sim what-if</h1><p>" << r.num_processes << " ranks, " << r.dataset_len << " samples ("
-     << escape_markup(r.dataset_kind) << "-style, " << escape_markup(r.order) << "), batch_size "
-     << base.config.loader.batch_size << ", "
+  os << "<h1>accel-sim what-if</h1><p>" << analysis::counted(r.num_processes, "rank") << ", "
+     << analysis::counted(r.dataset_len, "sample") << " (" << escape_markup(r.dataset_kind) << "-style, "
+     << escape_markup(r.order) << "), batch_size " << base.config.loader.batch_size << ", "
      << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
   os << "<p class=\"meta\" id=\"command\">command: <code>"
      << escape_markup(r.command_line.empty() ? "(not recorded)" : r.command_line)

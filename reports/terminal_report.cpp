@@ -1,5 +1,6 @@
 // The what-if report as a terminal table, with how it was computed and the warnings.
 #include "terminal_report.hpp"
+#include "analysis/counted.hpp"
 
 #include <sstream>
 
@@ -49,9 +50,9 @@ std::string passes_text(const analysis::PassesSummary& p) {
 
 std::string render_terminal(const analysis::WhatIfReport& r) {
   std::ostringstream os;
-  os << "accel-sim what-if: " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << " (Accelerate "
-     << r.accelerate_version << "), " << r.num_processes << " ranks, " << r.dataset_len << " samples ("
-     << r.dataset_kind << "-style, " << r.order << ")";
+  os << "accel-sim what-if: " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader")
+     << " (Accelerate " << r.accelerate_version << "), " << analysis::counted(r.num_processes, "rank") << ", "
+     << analysis::counted(r.dataset_len, "sample") << " (" << r.dataset_kind << "-style, " << r.order << ")";
   const analysis::Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
   os << ", torch " << r.torch_version << " shuffle order";
