@@ -30,6 +30,21 @@ for i in "${!vars[@]}"; do
     env -u WORLD_SIZE -u RANK -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT "${set_vars[@]}" "$bin" run --dataset-len 10
 done
 
+# Issue 31: every integer variable by the one strict rule, WORLD_SIZE within the simulator's limit (65536), and
+# MASTER_ADDR checked: each is bad input (exit 2) naming the variable and the rule.
+expect "RANK=01" 2 "environment variable RANK must be an integer in \[0, 1\] written in decimal without leading zeros, got '01'" \
+  env RANK=01 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+expect "WORLD_SIZE=65537" 2 "environment variable WORLD_SIZE must be an integer in \[1, 65536\], got '65537'" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=65537 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1048577 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' 2>&1)
+if grep -q 1048576 <<<"$out"; then bad "WORLD_SIZE's limit is said as 1048576" "$out"; else ok; fi
+expect "MASTER_PORT=0x50" 2 "environment variable MASTER_PORT must be an integer in \[1, 65535\] written with digits only" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=0x50 "$bin" run --dataset-len 10
+expect "MASTER_ADDR=256.1.1.1" 2 "environment variable MASTER_ADDR=256.1.1.1 is not an IPv4 address: part 1 must be an integer in \[0, 255\]" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+expect "MASTER_ADDR=256.1.1.1, rank 1" 2 "MASTER_ADDR=256.1.1.1 is not an IPv4 address" \
+  env RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+
 # torchrun style: one `accel-sim run` per rank, the environment only.
 port=$(free_port)
 log0=$(mktemp)

@@ -49,6 +49,55 @@ TEST(RankEnv, RejectsARankOutsideTheWorld) {
   EXPECT_THROW(from(vars), RankEnvError);
 }
 
+// Issue 31: one strict rule for every integer variable (trace/decimal_integer.hpp), WORLD_SIZE within the
+// simulator's own limit, and MASTER_ADDR checked as bad input (exit 2) rather than failing the job later.
+TEST(RankEnv, ReadsIntegersByTheOneStrictRule) {
+  const auto refusal = [](const std::string& name, const std::string& value) {
+    auto vars = kTorchrun;
+    vars[name] = value;
+    try {
+      from(vars);
+    } catch (const RankEnvError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refusal("RANK", "01").find("environment variable RANK must be an integer in [0, 3] written in decimal "
+                                       "without leading zeros, got '01'"),
+            std::string::npos) << refusal("RANK", "01");
+  EXPECT_NE(refusal("RANK", "+1").find("RANK must be"), std::string::npos);
+  EXPECT_NE(refusal("RANK", " 1").find("RANK must be"), std::string::npos);
+  EXPECT_NE(refusal("MASTER_PORT", "0x50").find("MASTER_PORT must be an integer in [1, 65535]"), std::string::npos);
+  EXPECT_NE(refusal("MASTER_PORT", "65536").find("MASTER_PORT must be an integer in [1, 65535]"), std::string::npos);
+  EXPECT_NE(refusal("LOCAL_RANK", "-1").find("LOCAL_RANK must be an integer in [0, 65535]"), std::string::npos);
+  const std::string world = refusal("WORLD_SIZE", "65537");
+  EXPECT_NE(world.find("WORLD_SIZE must be an integer in [1, 65536], got '65537'"), std::string::npos) << world;
+  EXPECT_EQ(world.find("1048576"), std::string::npos) << world;
+  EXPECT_NE(refusal("WORLD_SIZE", "18446744073709551616").find("WORLD_SIZE must be"), std::string::npos);
+  auto vars = kTorchrun;
+  vars["WORLD_SIZE"] = std::string("65536");
+  EXPECT_EQ(from(vars).world_size, 65536);
+}
+
+TEST(RankEnv, RefusesAMasterAddrThatIsNoAddress) {
+  for (const std::string addr : {"256.1.1.1", "1.2.3", "1.2.3.4.5", "127.1", "01.2.3.4", "1..2.3", "::zz"}) {
+    auto vars = kTorchrun;
+    vars["MASTER_ADDR"] = addr;
+    try {
+      from(vars);
+      ADD_FAILURE() << addr << " accepted";
+    } catch (const RankEnvError& e) {
+      EXPECT_NE(std::string(e.what()).find("environment variable MASTER_ADDR=" + addr + " is not an IPv"),
+                std::string::npos) << e.what();
+    }
+  }
+  for (const std::string addr : {"127.0.0.1", "10.255.0.1", "::1", "localhost"}) {
+    auto vars = kTorchrun;
+    vars["MASTER_ADDR"] = addr;
+    EXPECT_EQ(from(vars).master_addr, addr);
+  }
+}
+
 TEST(RankEnv, Loopback) {
   EXPECT_TRUE(is_loopback("127.0.0.1"));
   EXPECT_TRUE(is_loopback("localhost"));
