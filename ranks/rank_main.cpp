@@ -266,13 +266,17 @@ int main(int argc, char** argv) {
   const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
   std::unique_ptr<accel::ranks::Rendezvous> rendezvous;
   std::unique_ptr<accel::ranks::PeerMonitor> monitor;
+  // Out here, not in the try block: leaving that block for the catch handler would destroy it there, and
+  // ~ProcessGroupGloo joins worker threads still waiting for a dead or stopped peer (until Gloo's own
+  // timeout, seconds after the monitor named the peer). finish() exits without destructors.
+  std::unique_ptr<accel::Communicator> transport;
   try {
     rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
     monitor =
         std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
                                                     env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
     monitor->await_everyone();
-    auto transport = make_transport(o.backend, *rendezvous, *monitor);
+    transport = make_transport(o.backend, *rendezvous, *monitor);
     if (o.check_collectives) {
       const auto problems = accel::ranks::check_collectives(*transport);
       for (const auto& p : problems) std::cerr << who << p << "\n";
