@@ -272,9 +272,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<accel::Communicator> transport;
   try {
     rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
-    monitor =
-        std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
-                                                    env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
+    const auto timing = accel::ranks::MonitorTiming::for_timeout(timeout);
+    monitor = std::make_unique<accel::ranks::PeerMonitor>(rendezvous->connect(timing.stale_after), env.rank,
+                                                          env.world_size, timing);
     monitor->await_everyone();
     transport = make_transport(o.backend, *rendezvous, *monitor);
     if (o.check_collectives) {

@@ -182,12 +182,20 @@ Rendezvous::~Rendezvous() = default;
 
 KeyValueStore& Rendezvous::store() { return *store_; }
 
-std::unique_ptr<KeyValueStore> Rendezvous::connect() {
+std::unique_ptr<KeyValueStore> Rendezvous::connect(std::chrono::milliseconds answer_within) {
   try {
     const RankEnv env = env_;
     const auto timeout = timeout_;
     return std::make_unique<C10dStore>(within<c10::intrusive_ptr<c10d::TCPStore>>(
-        timeout_ + kConnectAllowance, [env, timeout] { return client(env, timeout); },
+        timeout_ + kConnectAllowance,
+        [env, timeout, answer_within] {
+          auto s = client(env, timeout);
+          // c10d's client gives every later request (its socket's receive timeout, and get's wait) the
+          // timeout of its last wait: from here on, `answer_within`. The job's key is there already.
+          s->setTimeout(answer_within);
+          s->wait({kJobKey}, answer_within);
+          return s;
+        },
         "rank " + std::to_string(env_.rank) + ": a second connection to the TCPStore at " + address(env_)));
   } catch (const RendezvousError&) {
     throw;

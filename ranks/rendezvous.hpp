@@ -41,8 +41,9 @@ class Rendezvous {
 
   // The calling thread's client.
   KeyValueStore& store();
-  // Another client, for another thread.
-  std::unique_ptr<KeyValueStore> connect();
+  // Another client, for another thread, whose every request must be answered within `answer_within`
+  // (else StoreUnreachable): the peer monitor's, which must tell a stopped rank 0 in that time.
+  std::unique_ptr<KeyValueStore> connect(std::chrono::milliseconds answer_within);
 
   struct Native;  // c10d's objects, for the transports (c10d_store.hpp)
   Native& native() { return *native_; }

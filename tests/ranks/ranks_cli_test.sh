@@ -44,6 +44,12 @@ expect "MASTER_ADDR=256.1.1.1" 2 "environment variable MASTER_ADDR=256.1.1.1 is 
   env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
 expect "MASTER_ADDR=256.1.1.1, rank 1" 2 "MASTER_ADDR=256.1.1.1 is not an IPv4 address" \
   env RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+# A thousand absent ranks are one range, not a thousand numbers on a line.
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1025 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run \
+      --dataset-len 2000 --timeout-s 0.1 2>&1)
+rc=$?
+if [ "$rc" -eq 4 ] && grep -q "ranks 1-1024 have not arrived after" <<<"$out" && [ "$(wc -c <<<"$out")" -lt 400 ]; then ok
+else bad "WORLD_SIZE=1025 with rank 0 alone: exit $rc" "$(head -c 600 <<<"$out")"; fi
 
 # torchrun style: one `accel-sim run` per rank, the environment only.
 port=$(free_port)
