@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -21,6 +22,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kJobFailed = 4;
+// How long the other ranks get once rank 0 (the store's host) has ended after a failure: they see its
+// connections close at once, and need only a moment to say so.
+constexpr std::chrono::milliseconds kAfterRankZero{5000};
 
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_interrupt(int) { interrupted = 1; }
@@ -36,6 +40,7 @@ struct Rank {
   pid_t pid = -1;
   Stream out, err;
   bool running = true;
+  bool stopped = false;  // by SIGSTOP or the like: it says nothing and cannot end on its own
   int status = 0;
 };
 
@@ -205,8 +210,24 @@ int launch(const LaunchPlan& plan) {
     any_running = any_open = false;
     for (std::size_t k = 0; k < ranks.size(); ++k) {
       Rank& r = ranks[k];
-      if (r.running && ::waitpid(r.pid, &r.status, WNOHANG) == r.pid) {
+      int status = 0;
+      // WUNTRACED/WCONTINUED: a stopped rank is told apart from one that is still working.
+      while (r.running && ::waitpid(r.pid, &status, WNOHANG | WUNTRACED | WCONTINUED) == r.pid) {
+        if (WIFSTOPPED(status)) {
+          if (!r.stopped) {
+            write_all(2, "[launch] rank " + std::to_string(k) + " was stopped by signal " +
+                             std::to_string(WSTOPSIG(status)) + " (" + strsignal(WSTOPSIG(status)) + ")\n");
+          }
+          r.stopped = true;
+          continue;
+        }
+        if (WIFCONTINUED(status)) {
+          r.stopped = false;
+          continue;
+        }
+        r.status = status;
         r.running = false;
+        r.stopped = false;
         if (failed(r.status)) {
           write_all(2, "[launch] rank " + std::to_string(k) + " " + describe_status(r.status) + "\n");
           if (!terminate_at) {
@@ -219,9 +240,30 @@ int launch(const LaunchPlan& plan) {
       any_open = any_open || r.out.fd >= 0 || r.err.fd >= 0;
     }
     if (interrupted && !kill_at) terminate_at = now;
+    if (any_running && terminate_at && !kill_at && now < *terminate_at) {
+      // Waiting for the others to name the failed rank is pointless when nobody is left who could: every
+      // rank still running is stopped (they name it, then exit, within a third of their timeout), or rank 0,
+      // whose store every rank talks through, has ended (the others find that out at once).
+      bool all_stopped = true;
+      for (const Rank& r : ranks) all_stopped = all_stopped && (!r.running || r.stopped);
+      if (all_stopped) {
+        terminate_at = now;
+      } else if (!ranks[0].running) {
+        terminate_at = std::min(*terminate_at, now + kAfterRankZero);
+      }
+    }
     if (any_running && terminate_at && now >= *terminate_at && !kill_at) {
-      write_all(2, "[launch] stopping the remaining ranks\n");
-      for (Rank& r : ranks) if (r.running) ::kill(r.pid, SIGTERM);
+      std::string which;
+      for (std::size_t k = 0; k < ranks.size(); ++k) {
+        if (!ranks[k].running) continue;
+        which += (which.empty() ? "" : ", ") + std::to_string(k) + (ranks[k].stopped ? " (stopped)" : "");
+      }
+      write_all(2, "[launch] stopping the remaining ranks: " + which + "\n");
+      for (Rank& r : ranks) {
+        if (!r.running) continue;
+        ::kill(r.pid, SIGTERM);
+        ::kill(r.pid, SIGCONT);  // a stopped rank acts on SIGTERM only once it runs again
+      }
       kill_at = now + std::chrono::seconds(3);
     }
     if (any_running && kill_at && now >= *kill_at) {
