@@ -204,9 +204,24 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   return 0;
 }
 
+// What every rank of one job runs, digested into the job's identity (rendezvous.hpp): two jobs without a job
+// id on one MASTER_PORT are told apart unless they run the same thing.
+std::string job_fingerprint(const Options& o, const Job& job) {
+  if (o.check_collectives) return "the collectives self-check over " + o.backend;
+  const auto& l = o.loop;
+  const std::string what = job.config.dump() + "|" + o.backend + "|" + (o.loader_only ? "loader-only" : "train") + "|" +
+                           std::to_string(l.gradient_accumulation_steps) + "|" + std::to_string(l.sync_each_batch) +
+                           "|" + std::to_string(l.join_uneven_inputs) + "|" +
+                           (l.join_even_batches ? std::to_string(*l.join_even_batches) : "-") + "|" +
+                           std::to_string(l.multi_device);
+  return "config " + accel::ranks::digest(what);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glog (c10d's and Gloo's logging) initialised before anything of LibTorch runs.
+  accel::ranks::init_logging(argc > 0 ? argv[0] : "accel-sim-rank");
   // A peer's closed socket must be an error to report, not a SIGPIPE that kills this rank silently.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -271,7 +286,7 @@ int main(int argc, char** argv) {
   // timeout, seconds after the monitor named the peer). finish() exits without destructors.
   std::unique_ptr<accel::Communicator> transport;
   try {
-    rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
+    rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout, job_fingerprint(o, job));
     const auto timing = accel::ranks::MonitorTiming::for_timeout(timeout);
     monitor = std::make_unique<accel::ranks::PeerMonitor>(rendezvous->connect(timing.stale_after), env.rank,
                                                           env.world_size, timing);
