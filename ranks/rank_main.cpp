@@ -32,6 +32,7 @@
 #include "rank_env.hpp"
 #include "record_exchange.hpp"
 #include "rendezvous.hpp"
+#include "training_summary.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_diff.hpp"
@@ -164,7 +165,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   const auto predicted_ranks = accel::sim::simulate_training_ranks(job.loader, o.loop);
   const auto observed = accel::sim::training_verdict(observed_ranks);
   const auto predicted = accel::sim::training_verdict(predicted_ranks);
-  const std::string seen = accel::sim::describe(observed, observed_ranks);
+  const std::string seen = accel::ranks::training_summary(observed, observed_ranks);
   // Every rank's own counts as well: micro-steps, collectives, optimizer and scheduler steps.
   std::string rank_differs;
   for (std::size_t r = 0; r < observed_ranks.size() && r < predicted_ranks.size() && rank_differs.empty(); ++r) {
@@ -186,7 +187,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   }
   if (!same_outcome(observed, predicted)) {
     verdict << "real ranks differ from the simulator's training loop: observed " << seen << "; predicted "
-            << accel::sim::describe(predicted, predicted_ranks) << "\n";
+            << accel::ranks::training_summary(predicted, predicted_ranks) << "\n";
     return kExitDiffer;
   }
   if (observed.error && !observed.hang) {

@@ -5,6 +5,7 @@
 
 #include "ranks/collective_encoding.hpp"
 #include "ranks/rank_env.hpp"
+#include "ranks/training_summary.hpp"
 
 namespace accel::ranks {
 namespace {
@@ -102,6 +103,34 @@ TEST(RankEnv, Loopback) {
   EXPECT_TRUE(is_loopback("127.0.0.1"));
   EXPECT_TRUE(is_loopback("localhost"));
   EXPECT_FALSE(is_loopback("10.0.0.1"));
+}
+
+// Issue 31: a completed job's counts per rank; a rank that joined early made fewer optimizer steps.
+TEST(TrainingSummary, CountsPerRankWhenTheyDiffer) {
+  const auto rank = [](std::int64_t r, std::int64_t steps, std::int64_t reduces, std::int64_t shadowed) {
+    sim::TrainingRank t;
+    t.rank = r;
+    t.micro_steps = {steps};
+    t.optimizer_steps = steps;
+    t.gradient_all_reduces = reduces;
+    t.shadowed_all_reduces = shadowed;
+    t.scheduler_steps = steps;
+    return t;
+  };
+  sim::TrainingVerdict done;
+  done.completed = true;
+  std::vector<sim::TrainingRank> ranks = {rank(0, 2, 2, 0), rank(1, 2, 2, 0), rank(2, 2, 2, 0)};
+  EXPECT_EQ(training_summary(done, ranks),
+            "completed: 2 optimizer steps, 2 gradient all_reduces, 2 scheduler steps per rank");
+  ranks[2] = rank(2, 1, 1, 1);
+  EXPECT_EQ(training_summary(done, ranks),
+            "completed: ranks 0, 1: 2 optimizer steps, 2 gradient all_reduces, 2 scheduler steps; rank 2: 1 optimizer "
+            "step, 1 gradient all_reduce (+1 shadowed by Join), 1 scheduler step");
+  std::vector<sim::TrainingRank> many;
+  for (std::int64_t r = 0; r < 6; ++r) many.push_back(rank(r, r < 4 ? 3 : 2, r < 4 ? 3 : 2, 0));
+  EXPECT_EQ(training_summary(done, many),
+            "completed: ranks 0-3: 3 optimizer steps, 3 gradient all_reduces, 3 scheduler steps; ranks 4, 5: 2 "
+            "optimizer steps, 2 gradient all_reduces, 2 scheduler steps");
 }
 
 TEST(CollectiveEncoding, ShortAndLongObjectsRoundTrip) {
