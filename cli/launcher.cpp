@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kBadOutput = 2;
 constexpr int kJobFailed = 4;
 // How long the other ranks get once rank 0 (the store's host) has ended after a failure: they see its
 // connections close at once, and need only a moment to say so.
@@ -44,12 +46,31 @@ struct Rank {
   int status = 0;
 };
 
+// The first write to our stdout or stderr that failed (a full disk, /dev/full, a closed pipe): the job's
+// output is lost, so the launch fails (exit 2) naming it, whatever the ranks said.
+std::string lost_output;
+
+std::string fd_name(int fd) {
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  char target[4096];
+  const ssize_t n = ::readlink(link, target, sizeof target - 1);
+  const std::string std_name = fd == 1 ? "stdout" : fd == 2 ? "stderr" : "fd " + std::to_string(fd);
+  if (n <= 0) return std_name;
+  return std_name + " (" + std::string(target, static_cast<std::size_t>(n)) + ")";
+}
+
 void write_all(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) {
+      if (lost_output.empty()) {
+        lost_output = "cannot write to " + fd_name(fd) + ": " + (n < 0 ? std::strerror(errno) : "nothing written");
+      }
+      return;
+    }
     done += static_cast<std::size_t>(n);
   }
 }
@@ -271,6 +292,14 @@ int launch(const LaunchPlan& plan) {
     }
   }
 
+  if (!lost_output.empty()) {
+    // Said on stderr when it is stdout that failed (and tried anyway when it is stderr).
+    const std::string message = "accel-sim: launch: " + lost_output + "; the job's output is lost\n";
+    if (::write(2, message.data(), message.size()) < 0) {
+      // nowhere left to say it: the exit code does
+    }
+    return kBadOutput;
+  }
   const int rank0 = ranks[0].status;
   if (WIFEXITED(rank0) && WEXITSTATUS(rank0) != 0) return WEXITSTATUS(rank0);
   for (const Rank& r : ranks) if (failed(r.status)) return kJobFailed;

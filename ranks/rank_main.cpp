@@ -12,11 +12,13 @@
 // it). This executable links LibTorch; `accel-sim` does not.
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -49,12 +51,42 @@ constexpr int kExitHang = 5;
 
 // Ends the process without destructors: a transport may still hold an operation that waits for a dead
 // peer (joining Gloo's worker threads or finalizing NCCL would block), and LibTorch's static
-// destructors are slow. Everything this rank says is flushed first.
+// destructors are slow. Everything this rank says is flushed first, and checked: a trace or verdict that
+// did not reach stdout (/dev/full, a full disk) is bad output, exit 2, whatever the job did.
 [[noreturn]] void finish(int code) {
   std::cout.flush();
+  if (!std::cout) {
+    const int error = errno;
+    std::cerr << "accel-sim-rank: writing to stdout failed (" << std::strerror(error)
+              << "): the trace or verdict is lost\n";
+    code = kExitBadInput;
+  }
   std::cerr.flush();
+  if (!std::cerr) code = kExitBadInput;
   std::fflush(nullptr);
   ::_exit(code);
+}
+
+// The trace to --out, every byte of it, the file closed: /dev/full and a full disk fail at the write or the
+// close, not at the open. ConfigError (exit 2) naming the path otherwise.
+void write_out(const std::string& path, const std::string& text) {
+  const auto refuse = [&](const std::string& what, int error) {
+    throw accel::trace::ConfigError("--out " + path + ": " + what + " (" + std::strerror(error) + ")");
+  };
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) refuse("cannot open it to write the trace", errno);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      refuse("writing the trace failed", error);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) refuse("writing the trace failed", errno);
 }
 
 // Bounded like accel-sim's reads: a config path may name /dev/zero.
@@ -142,9 +174,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   if (trace_on_stdout) {
     std::cout << accel::trace::dump(real);
   } else {
-    std::ofstream out(o.out_path);
-    if (!out) throw accel::trace::ConfigError("--out: cannot write " + o.out_path);
-    out << accel::trace::dump(real);
+    write_out(o.out_path, accel::trace::dump(real));
   }
   Json simulated = accel::trace::to_json(job.origin.case_name, job.config,
                                          accel::sim::simulate(accel::sim::loader_under_loop(job.loader, o.loop)));
@@ -232,7 +262,10 @@ int main(int argc, char** argv) {
   app.add_option("--config-json", o.config_json, "the `config` object itself")->excludes(config_opt);
   app.add_option("--backend", o.backend, "gloo (CPU) or nccl (one GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
-  app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout");
+  app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout")
+      ->check(CLI::Validator(
+          [](std::string& path) { return path.empty() ? std::string("must name a file, got an empty path") : ""; },
+          "FILE"));
   app.add_option("--timeout-s", o.timeout_s, "seconds a collective or the rendezvous may take")
       ->check(CLI::Range(0.1, 86400.0));
   app.add_option("--die-at-step", o.die_at_step, "test only: exit abruptly before this batch collective (from 0)")

@@ -51,6 +51,24 @@ rc=$?
 if [ "$rc" -eq 4 ] && grep -q "ranks 1-1024 have not arrived after" <<<"$out" && [ "$(wc -c <<<"$out")" -lt 400 ]; then ok
 else bad "WORLD_SIZE=1025 with rank 0 alone: exit $rc" "$(head -c 600 <<<"$out")"; fi
 
+# Issue 31: outputs are checked. An empty --out is refused; a trace or verdict that cannot be written (/dev/full)
+# exits 2 naming the path, for `launch` and for `run`.
+expect "launch --out ''" 2 "\-\-out: must name a file, got an empty path" "$bin" launch --nproc 2 --dataset-len 6 --out ''
+expect "run --out ''" 2 "\-\-out: must name a file, got an empty path" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 --out ''
+expect "launch --out /dev/full" 2 "\-\-out /dev/full: writing the trace failed (No space left on device)" \
+  "$bin" launch --nproc 2 --dataset-len 6 --out /dev/full
+expect "run --out /dev/full" 2 "\-\-out /dev/full: writing the trace failed (No space left on device)" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 --out /dev/full
+out=$("$bin" launch --nproc 2 --dataset-len 6 2>&1 >/dev/full)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "launch: cannot write to stdout (/dev/full): No space left on device" <<<"$out"; then ok
+else bad "launch > /dev/full: exit $rc" "$out"; fi
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 2>&1 >/dev/full)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "writing to stdout failed (No space left on device)" <<<"$out"; then ok
+else bad "run > /dev/full: exit $rc" "$out"; fi
+
 # torchrun style: one `accel-sim run` per rank, the environment only.
 port=$(free_port)
 log0=$(mktemp)
