@@ -21,6 +21,7 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -37,6 +38,8 @@
 #include "training_summary.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
+#include "trace/decimal_integer.hpp"
+#include "trace/input_limits.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
 
@@ -87,6 +90,15 @@ void write_out(const std::string& path, const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) refuse("writing the trace failed", errno);
+}
+
+// An integer flag by the one strict rule (trace/decimal_integer.hpp): `--die-at-step 010` is refused, not 8.
+CLI::Validator strict_integer(std::int64_t min_value, std::int64_t max_value = std::numeric_limits<std::int64_t>::max()) {
+  return CLI::Validator(
+      [min_value, max_value](std::string& text) {
+        return accel::trace::read_decimal_integer(text, min_value, max_value).problem;
+      },
+      "INT");
 }
 
 // Bounded like accel-sim's reads: a config path may name /dev/zero.
@@ -269,15 +281,15 @@ int main(int argc, char** argv) {
   app.add_option("--timeout-s", o.timeout_s, "seconds a collective or the rendezvous may take")
       ->check(CLI::Range(0.1, 86400.0));
   app.add_option("--die-at-step", o.die_at_step, "test only: exit abruptly before this batch collective (from 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(strict_integer(0));
   app.add_option("--die-rank", o.die_rank, "test only: the rank that dies (default: the last)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(strict_integer(0));
   app.add_flag("--check-collectives", o.check_collectives,
                "check every collective of the transport with known values instead of running a config");
   app.add_flag("--loader-only", o.loader_only, "iterate the loader only: no training step, no gradient all_reduce");
   app.add_option("--grad-accum", o.loop.gradient_accumulation_steps,
                  "gradient_accumulation_steps: one gradient all_reduce per optimizer step (no_sync in between)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(strict_integer(1, accel::trace::kMaxCount));
   app.add_flag("--sync-each-batch", o.loop.sync_each_batch, "GradientAccumulationPlugin(sync_each_batch=True)");
   app.add_flag("--join-uneven-inputs", o.loop.join_uneven_inputs,
                "train inside accelerator.join_uneven_inputs([model])");

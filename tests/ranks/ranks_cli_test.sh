@@ -51,6 +51,12 @@ rc=$?
 if [ "$rc" -eq 4 ] && grep -q "ranks 1-1024 have not arrived after" <<<"$out" && [ "$(wc -c <<<"$out")" -lt 400 ]; then ok
 else bad "WORLD_SIZE=1025 with rank 0 alone: exit $rc" "$(head -c 600 <<<"$out")"; fi
 
+# accel-sim-rank's own integer flags keep the rule too (010 is not 8).
+expect "accel-sim-rank --die-at-step 010" 2 "\-\-die-at-step: must be an integer >= 0 written in decimal without leading zeros, got '010'" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' --die-at-step 010
+expect "accel-sim-rank --grad-accum 0x2" 2 "\-\-grad-accum: must be an integer in \[1, 1099511627776\] written with digits only" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' --grad-accum 0x2
+
 # Issue 31: outputs are checked. An empty --out is refused; a trace or verdict that cannot be written (/dev/full)
 # exits 2 naming the path, for `launch` and for `run`.
 expect "launch --out ''" 2 "\-\-out: must name a file, got an empty path" "$bin" launch --nproc 2 --dataset-len 6 --out ''
