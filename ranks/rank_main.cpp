@@ -331,6 +331,7 @@ int main(int argc, char** argv) {
   // ~ProcessGroupGloo joins worker threads still waiting for a dead or stopped peer (until Gloo's own
   // timeout, seconds after the monitor named the peer). finish() exits without destructors.
   std::unique_ptr<accel::Communicator> transport;
+  bool announced = false;  // rank 0 told the others that every record is in
   try {
     rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout, job_fingerprint(o, job));
     const auto timing = accel::ranks::MonitorTiming::for_timeout(timeout);
@@ -386,6 +387,7 @@ int main(int argc, char** argv) {
     }
     const auto outcomes = accel::ranks::collect_outcomes(rendezvous->store(), *monitor);
     accel::ranks::announce_complete(rendezvous->store());
+    announced = true;
     const int verdict = conclude(job, outcomes, o);
     try {
       accel::ranks::await_acknowledgements(rendezvous->store(), *monitor);
@@ -401,6 +403,15 @@ int main(int argc, char** argv) {
     const std::string why = accel::ranks::torch_message(e);
     std::cerr << who << (bad_input ? "" : "the job failed: ") << why << "\n";
     if (monitor) {
+      // Rank 0 failed after the others were told the job is complete (an --out it cannot write): their part
+      // is done, so they get to acknowledge and exit 0 before the store goes away with this rank.
+      if (env.rank == 0 && announced) {
+        try {
+          accel::ranks::await_acknowledgements(rendezvous->store(), *monitor,
+                                               monitor->timing().stale_after + std::chrono::seconds(2));
+        } catch (const std::exception&) {
+        }
+      }
       monitor->give_up(why);
       // Rank 0 hosts the store: it stays until the others have read why.
       if (env.rank == 0) monitor->linger(monitor->timing().stale_after + std::chrono::seconds(2));
