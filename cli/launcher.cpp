@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -20,7 +22,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kBadOutput = 2;
 constexpr int kJobFailed = 4;
+// How long the other ranks get once rank 0 (the store's host) has ended after a failure: they see its
+// connections close at once, and need only a moment to say so.
+constexpr std::chrono::milliseconds kAfterRankZero{5000};
 
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_interrupt(int) { interrupted = 1; }
@@ -36,15 +42,35 @@ struct Rank {
   pid_t pid = -1;
   Stream out, err;
   bool running = true;
+  bool stopped = false;  // by SIGSTOP or the like: it says nothing and cannot end on its own
   int status = 0;
 };
+
+// The first write to our stdout or stderr that failed (a full disk, /dev/full, a closed pipe): the job's
+// output is lost, so the launch fails (exit 2) naming it, whatever the ranks said.
+std::string lost_output;
+
+std::string fd_name(int fd) {
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  char target[4096];
+  const ssize_t n = ::readlink(link, target, sizeof target - 1);
+  const std::string std_name = fd == 1 ? "stdout" : fd == 2 ? "stderr" : "fd " + std::to_string(fd);
+  if (n <= 0) return std_name;
+  return std_name + " (" + std::string(target, static_cast<std::size_t>(n)) + ")";
+}
 
 void write_all(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) {
+      if (lost_output.empty()) {
+        lost_output = "cannot write to " + fd_name(fd) + ": " + (n < 0 ? std::strerror(errno) : "nothing written");
+      }
+      return;
+    }
     done += static_cast<std::size_t>(n);
   }
 }
@@ -205,8 +231,24 @@ int launch(const LaunchPlan& plan) {
     any_running = any_open = false;
     for (std::size_t k = 0; k < ranks.size(); ++k) {
       Rank& r = ranks[k];
-      if (r.running && ::waitpid(r.pid, &r.status, WNOHANG) == r.pid) {
+      int status = 0;
+      // WUNTRACED/WCONTINUED: a stopped rank is told apart from one that is still working.
+      while (r.running && ::waitpid(r.pid, &status, WNOHANG | WUNTRACED | WCONTINUED) == r.pid) {
+        if (WIFSTOPPED(status)) {
+          if (!r.stopped) {
+            write_all(2, "[launch] rank " + std::to_string(k) + " was stopped by signal " +
+                             std::to_string(WSTOPSIG(status)) + " (" + strsignal(WSTOPSIG(status)) + ")\n");
+          }
+          r.stopped = true;
+          continue;
+        }
+        if (WIFCONTINUED(status)) {
+          r.stopped = false;
+          continue;
+        }
+        r.status = status;
         r.running = false;
+        r.stopped = false;
         if (failed(r.status)) {
           write_all(2, "[launch] rank " + std::to_string(k) + " " + describe_status(r.status) + "\n");
           if (!terminate_at) {
@@ -219,9 +261,30 @@ int launch(const LaunchPlan& plan) {
       any_open = any_open || r.out.fd >= 0 || r.err.fd >= 0;
     }
     if (interrupted && !kill_at) terminate_at = now;
+    if (any_running && terminate_at && !kill_at && now < *terminate_at) {
+      // Waiting for the others to name the failed rank is pointless when nobody is left who could: every
+      // rank still running is stopped (they name it, then exit, within a third of their timeout), or rank 0,
+      // whose store every rank talks through, has ended (the others find that out at once).
+      bool all_stopped = true;
+      for (const Rank& r : ranks) all_stopped = all_stopped && (!r.running || r.stopped);
+      if (all_stopped) {
+        terminate_at = now;
+      } else if (!ranks[0].running) {
+        terminate_at = std::min(*terminate_at, now + kAfterRankZero);
+      }
+    }
     if (any_running && terminate_at && now >= *terminate_at && !kill_at) {
-      write_all(2, "[launch] stopping the remaining ranks\n");
-      for (Rank& r : ranks) if (r.running) ::kill(r.pid, SIGTERM);
+      std::string which;
+      for (std::size_t k = 0; k < ranks.size(); ++k) {
+        if (!ranks[k].running) continue;
+        which += (which.empty() ? "" : ", ") + std::to_string(k) + (ranks[k].stopped ? " (stopped)" : "");
+      }
+      write_all(2, "[launch] stopping the remaining ranks: " + which + "\n");
+      for (Rank& r : ranks) {
+        if (!r.running) continue;
+        ::kill(r.pid, SIGTERM);
+        ::kill(r.pid, SIGCONT);  // a stopped rank acts on SIGTERM only once it runs again
+      }
       kill_at = now + std::chrono::seconds(3);
     }
     if (any_running && kill_at && now >= *kill_at) {
@@ -229,6 +292,14 @@ int launch(const LaunchPlan& plan) {
     }
   }
 
+  if (!lost_output.empty()) {
+    // Said on stderr when it is stdout that failed (and tried anyway when it is stderr).
+    const std::string message = "accel-sim: launch: " + lost_output + "; the job's output is lost\n";
+    if (::write(2, message.data(), message.size()) < 0) {
+      // nowhere left to say it: the exit code does
+    }
+    return kBadOutput;
+  }
   const int rank0 = ranks[0].status;
   if (WIFEXITED(rank0) && WEXITSTATUS(rank0) != 0) return WEXITSTATUS(rank0);
   for (const Rank& r : ranks) if (failed(r.status)) return kJobFailed;

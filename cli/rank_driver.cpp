@@ -1,5 +1,6 @@
 #include "rank_driver.hpp"
 #include "cli/integer_flag.hpp"
+#include "cli/text_flag.hpp"
 
 #include <unistd.h>
 
@@ -14,7 +15,8 @@ void RankFlags::add_to(CLI::App& app) {
   app.add_option("--config", config_path, "JSON file with a `config` object instead of the loader flags");
   app.add_option("--backend", backend, "gloo (CPU, the default) or nccl (one GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
-  app.add_option("--out", out_path, "rank 0 writes the trace here (default: stdout, verdict on stderr)");
+  app.add_option("--out", out_path, "rank 0 writes the trace here (default: stdout, verdict on stderr)")
+      ->check(non_empty("a FILE"));
   app.add_option("--timeout-s", timeout_s, "seconds a collective or the rendezvous may take (default 30)")
       ->check(CLI::Range(0.1, 86400.0));
   add_integer(app, "--die-at-step", die_at_step, "test only: a rank exits abruptly before this batch collective");

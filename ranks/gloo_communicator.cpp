@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <mutex>
+#include <thread>
 
 #include "c10d_store.hpp"
 #include "collective_encoding.hpp"
@@ -88,15 +91,41 @@ GlooCommunicator::GlooCommunicator(Rendezvous& rendezvous, PeerMonitor& monitor)
   auto options = c10d::ProcessGroupGloo::Options::create(
       // Gloo's own deadline comes after the monitor's, whose error names the ranks.
       rendezvous.timeout() + monitor.timing().stale_after + std::chrono::seconds(5));
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
   try {
     options->devices.push_back(device_for(env));
     auto store = c10::make_intrusive<c10d::PrefixStore>("gloo", rendezvous.native().tcp_store);
-    impl_ = std::make_unique<Impl>(Impl{monitor, env.rank, env.world_size,
-                                        c10::make_intrusive<c10d::ProcessGroupGloo>(
-                                            store, static_cast<int>(env.rank), static_cast<int>(env.world_size), options)});
+    // Gloo connects its mesh in the constructor, and a connection to a peer that never answers (a process of
+    // another job, a stopped rank) can take a minute whatever its timeout says: the constructor runs on a
+    // thread of its own, watched by the monitor (a peer that dies or gives up is named) and bounded by the
+    // ranks' arrival time (timeout plus the startup allowance). Past it the thread is abandoned; the rank
+    // exits soon after without destructors (rank_main.cpp's finish).
+    const int rank = static_cast<int>(env.rank), world = static_cast<int>(env.world_size);
+    std::packaged_task<c10::intrusive_ptr<c10d::ProcessGroupGloo>()> connect(
+        [store, rank, world, options] { return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options); });
+    auto connected = connect.get_future();
+    std::thread(std::move(connect)).detach();
+    const auto bound = monitor.timing().arrival;
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    monitor.await_ranks("Gloo's full mesh", [&] {
+      if (connected.wait_for(std::chrono::milliseconds(0)) == std::future_status::ready) return std::vector<std::int64_t>{};
+      if (std::chrono::steady_clock::now() > deadline) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f s", std::chrono::duration<double>(bound).count());
+        throw RendezvousError("rank " + std::to_string(env.rank) + ": Gloo's full mesh did not connect within " + seconds +
+                              " (--timeout-s plus the startup allowance)");
+      }
+      return std::vector<std::int64_t>{env.rank};
+    });
+    group = connected.get();
+  } catch (const RendezvousError&) {
+    throw;
+  } catch (const PeerFailure&) {
+    throw;
   } catch (const std::exception& e) {
     throw RendezvousError("rank " + std::to_string(env.rank) + " cannot connect Gloo's full mesh: " + torch_message(e));
   }
+  impl_ = std::make_unique<Impl>(Impl{monitor, env.rank, env.world_size, group});
 }
 
 GlooCommunicator::~GlooCommunicator() = default;

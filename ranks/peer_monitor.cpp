@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/rank_ranges.hpp"
+
 namespace accel::ranks {
 namespace {
 
@@ -18,16 +20,37 @@ std::string seconds_text(Clock::duration d) {
   return buf;
 }
 
-std::string plural_ranks(const std::vector<std::int64_t>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + ranks_text(ranks);
+// "tick progress state", as the monitor thread publishes it.
+struct Heartbeat {
+  std::int64_t tick = 0;
+  std::int64_t progress = 0;
+  int state = 0;
+};
+
+Heartbeat parse_heartbeat(const std::string& text) {
+  Heartbeat h;
+  std::istringstream in(text);
+  in >> h.tick >> h.progress >> h.state;
+  return h;
+}
+
+std::string plural_ranks(const std::vector<std::int64_t>& ranks) { return ranks_named(ranks); }
+
+std::string store_gone(const std::string& why, Clock::duration silent, std::chrono::milliseconds answer_within) {
+  // A stopped or hung rank 0 keeps its sockets open: its store just stops answering.
+  if (silent >= answer_within) {
+    return "rank 0 is gone or stopped (the TCPStore it hosts has not answered for " + seconds_text(silent) + ": " +
+           why + ")";
+  }
+  return "rank 0 is gone (the TCPStore it hosts cannot be reached: " + why + ")";
 }
 
 }  // namespace
 
-std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
-  return os.str();
+std::string ranks_text(const std::vector<std::int64_t>& ranks) { return sim::rank_list(ranks); }
+
+std::string ranks_named(const std::vector<std::int64_t>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + sim::rank_ranges(ranks);
 }
 
 MonitorTiming MonitorTiming::for_timeout(std::chrono::milliseconds timeout) {
@@ -38,9 +61,9 @@ MonitorTiming MonitorTiming::for_timeout(std::chrono::milliseconds timeout) {
   return t;
 }
 
-PeerMonitor::PeerMonitor(KeyValueStore& store, std::unique_ptr<KeyValueStore> heartbeat_store, std::int64_t rank,
-                         std::int64_t world_size, MonitorTiming timing)
-    : store_(store), heartbeat_store_(std::move(heartbeat_store)), rank_(rank), world_(world_size), timing_(timing),
+PeerMonitor::PeerMonitor(std::unique_ptr<KeyValueStore> store, std::int64_t rank, std::int64_t world_size,
+                         MonitorTiming timing)
+    : store_(std::move(store)), rank_(rank), world_(world_size), timing_(timing),
       peers_(static_cast<std::size_t>(world_size)) {
   thread_ = std::thread([this] { heartbeat_loop(); });
   publish_now();  // from here on, peers can see this rank
@@ -55,25 +78,82 @@ PeerMonitor::~PeerMonitor() {
   thread_.join();
 }
 
+std::vector<PeerMonitor::Reading> PeerMonitor::read_peers(const std::vector<bool>& need_failure) {
+  std::vector<Reading> out;
+  for (std::int64_t r = 0; r < world_; ++r) {
+    if (r == rank_) continue;
+    Reading reading;
+    reading.rank = r;
+    reading.heartbeat = store_->try_get(heartbeat_key(r));
+    const bool failed =
+        reading.heartbeat && parse_heartbeat(*reading.heartbeat).state == static_cast<int>(State::Failed);
+    if (failed && need_failure[static_cast<std::size_t>(r)]) reading.failure = store_->try_get(failure_key(r));
+    out.push_back(std::move(reading));
+  }
+  return out;
+}
+
+void PeerMonitor::apply(const std::vector<Reading>& readings, Clock::time_point when) {
+  for (const Reading& reading : readings) {
+    Peer& p = peers_[static_cast<std::size_t>(reading.rank)];
+    if (reading.failure && p.failure.empty()) p.failure = *reading.failure;
+    if (!reading.heartbeat) continue;
+    const Heartbeat h = parse_heartbeat(*reading.heartbeat);
+    if (!p.seen || h.tick != p.tick) p.changed = when;
+    p.seen = true;
+    p.observed = when;
+    p.tick = h.tick;
+    p.progress = h.progress;
+    p.state = static_cast<State>(h.state);
+  }
+}
+
 void PeerMonitor::heartbeat_loop() {
   std::int64_t tick = 0;
+  bool failure_published = false;
+  auto last_answer = Clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     const std::string value = std::to_string(++tick) + " " + std::to_string(progress_.load()) + " " +
                               std::to_string(static_cast<int>(state_));
+    const std::string failure = state_ == State::Failed && !failure_published ? failure_ : std::string();
+    // A peer that failed: its reason, until it is read.
+    std::vector<bool> need_failure(static_cast<std::size_t>(world_), false);
+    for (std::size_t r = 0; r < peers_.size(); ++r) need_failure[r] = peers_[r].failure.empty();
     const std::int64_t request = requested_;
     lock.unlock();
-    bool ok = true;
+    std::optional<std::string> error;
+    std::vector<Reading> readings;
     try {
-      heartbeat_store_->set(heartbeat_key(rank_), value);
-    } catch (const std::exception&) {
-      ok = false;  // the store's host is gone; waiting ranks find that out themselves
+      // The reason first, on the same connection: a peer that reads "failed" finds why.
+      if (!failure.empty()) store_->set(failure_key(rank_), failure);
+      store_->set(heartbeat_key(rank_), value);
+    } catch (const std::exception& e) {
+      error = e.what();
     }
     lock.lock();
+    if (!failure.empty() && !error) failure_published = true;
     published_ = request;
-    if (!ok) broken_ = true;
     cv_.notify_all();
-    if (broken_) break;
+    lock.unlock();
+    if (!error) {
+      try {
+        readings = read_peers(need_failure);
+        last_answer = Clock::now();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    const auto now = Clock::now();
+    lock.lock();
+    apply(readings, now);
+    if (error) {
+      // The store's host is gone, or stopped answering: nothing more can be published or read.
+      broken_ = true;
+      store_gone_ = store_gone(*error, now - last_answer, timing_.stale_after);
+      cv_.notify_all();
+      break;
+    }
     cv_.wait_for(lock, timing_.heartbeat, [&] { return stop_ || requested_ > published_; });
   }
 }
@@ -98,71 +178,54 @@ void PeerMonitor::leave() {
 
 void PeerMonitor::give_up(const std::string& message) {
   if (!fatal_) fatal_ = message;
-  try {
-    store_.set(failure_key(rank_), message);
-  } catch (const std::exception&) {
-  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     state_ = State::Failed;
+    failure_ = message;
   }
   publish_now();
 }
 
-void PeerMonitor::observe() {
-  const auto now = Clock::now();
-  for (std::int64_t r = 0; r < world_; ++r) {
-    if (r == rank_) continue;
-    Peer& p = peers_[static_cast<std::size_t>(r)];
-    const auto value = store_.try_get(heartbeat_key(r));
-    if (!value) continue;
-    std::istringstream in(*value);
-    std::int64_t tick = 0, progress = 0;
-    int state = 0;
-    in >> tick >> progress >> state;
-    if (!p.seen || tick != p.tick) p.changed = now;
-    p.seen = true;
-    p.tick = tick;
-    p.progress = progress;
-    p.state = static_cast<State>(state);
-    if (p.state == State::Failed && p.failure.empty()) p.failure = store_.try_get(failure_key(r)).value_or("(no reason)");
-  }
-}
-
-bool PeerMonitor::dead(const Peer& p, Clock::time_point now) const {
-  // A rank that left may exit at once and stop beating: that is not a death.
-  return p.seen && p.state == State::Running && now - p.changed > timing_.stale_after;
+bool PeerMonitor::dead(const Peer& p) const {
+  // A rank that left may exit at once and stop beating: that is not a death. Silence is measured up to this
+  // rank's latest read, so a monitor thread that was itself held up (a loaded machine) accuses nobody.
+  return p.seen && p.state == State::Running && p.observed - p.changed > timing_.stale_after;
 }
 
 PeerMonitor::Blame PeerMonitor::blame(std::optional<std::int64_t> index) {
   Blame b;
-  try {
-    observe();
-  } catch (const StoreUnreachable& e) {
-    b.fatal = std::string("rank 0 is gone (the TCPStore it hosts cannot be reached: ") + e.what() + ")";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_gone_) {
+    b.fatal = *store_gone_;
     b.ranks = {0};
     return b;
   }
   const auto now = Clock::now();
   std::vector<std::int64_t> dead_ranks, failed_ranks;
   std::string failures;
+  Clock::duration longest{};
   for (std::int64_t r = 0; r < world_; ++r) {
     if (r == rank_) continue;
     const Peer& p = peers_[static_cast<std::size_t>(r)];
-    if (dead(p, now)) dead_ranks.push_back(r);
+    if (dead(p)) {
+      dead_ranks.push_back(r);
+      longest = std::max(longest, now - p.changed);
+    }
     if (p.state == State::Failed) {
       failed_ranks.push_back(r);
-      failures += "; rank " + std::to_string(r) + " gave up: " + p.failure;
+      if (failed_ranks.size() <= 3) {
+        failures += "; rank " + std::to_string(r) + " gave up: " + (p.failure.empty() ? "(no reason given)" : p.failure);
+      }
     }
   }
+  if (failed_ranks.size() > 3) failures += "; " + ranks_named(failed_ranks) + " gave up";
   if (!dead_ranks.empty() || !failed_ranks.empty()) {
     std::string why;
+    // The real gap: the time since this rank's monitor thread last saw a new heartbeat of theirs.
     if (!dead_ranks.empty()) {
-      const Peer& first = peers_[static_cast<std::size_t>(dead_ranks.front())];
-      why = plural_ranks(dead_ranks) + " died" + " (no heartbeat for " +
-            seconds_text(now - first.changed) + ")";
+      why = plural_ranks(dead_ranks) + " died or stopped (no heartbeat for " + seconds_text(longest) + ")";
     }
-    // A dead rank is the cause; ranks that gave up are only named when nobody died (they say why).
+    // A silent rank is the cause; ranks that gave up are only named when nobody fell silent (they say why).
     if (dead_ranks.empty()) why = failures.substr(2);
     b.fatal = why;
     b.ranks = dead_ranks.empty() ? failed_ranks : dead_ranks;
@@ -236,12 +299,12 @@ void PeerMonitor::await_everyone() {
   const auto start = Clock::now();
   while (true) {
     std::vector<std::int64_t> absent;
-    try {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (store_gone_) throw PeerFailure(*store_gone_, {0});
       for (std::int64_t r = 0; r < world_; ++r) {
-        if (r != rank_ && !store_.try_get(heartbeat_key(r))) absent.push_back(r);
+        if (r != rank_ && !peers_[static_cast<std::size_t>(r)].seen) absent.push_back(r);
       }
-    } catch (const StoreUnreachable& e) {
-      throw PeerFailure(std::string("rank 0 is gone (the TCPStore it hosts cannot be reached: ") + e.what() + ")", {0});
     }
     if (absent.empty()) return;
     if (Clock::now() - start > timing_.arrival) {
@@ -271,16 +334,14 @@ void PeerMonitor::await_ranks(const std::string& what, const std::function<std::
 void PeerMonitor::linger(std::chrono::milliseconds bound) {
   const auto deadline = Clock::now() + bound;
   while (Clock::now() < deadline) {
-    try {
-      observe();
-    } catch (const StoreUnreachable&) {
-      return;
-    }
-    const auto now = Clock::now();
     bool busy = false;
-    for (std::int64_t r = 0; r < world_; ++r) {
-      const Peer& p = peers_[static_cast<std::size_t>(r)];
-      if (r != rank_ && p.seen && p.state == State::Running && !dead(p, now)) busy = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (broken_) return;
+      for (std::int64_t r = 0; r < world_; ++r) {
+        const Peer& p = peers_[static_cast<std::size_t>(r)];
+        if (r != rank_ && p.seen && p.state == State::Running && !dead(p)) busy = true;
+      }
     }
     if (!busy) return;
     std::this_thread::sleep_for(timing_.poll);

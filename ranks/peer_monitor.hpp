@@ -1,12 +1,17 @@
 // Who is alive, who has entered which collective, who has finished: what a real rank needs to turn
 // "a collective does not complete" into an error naming the ranks at fault, instead of a hang.
 //
-// Every rank publishes a heartbeat through the rendezvous store from its own thread: a tick, how many
-// collectives it has entered, and whether it is running, has left (no more collectives) or gave up.
-// A rank waiting in a collective polls the others' heartbeats: a peer whose tick stops is dead, a peer
-// that gave up is named with its reason, and when every rank that has not entered the collective has
-// left, the collective would hang, reported exactly as the in-process simulator reports it (so a real
-// trace equals the simulated one). The transports (Gloo, NCCL) only say whether their operation is done.
+// Every rank runs one monitor thread with a store connection of its own. It publishes this rank's
+// heartbeat (a tick, how many collectives it has entered, and whether it is running, has left (no more
+// collectives) or gave up) and reads every peer's, all the time, not only while a collective waits: so
+// the time since a peer's last heartbeat is the real gap, and a peer that stops (killed, SIGSTOPped, its
+// machine gone) is named a third of the timeout after its last heartbeat whatever this rank was doing.
+// A rank waiting in a collective looks at what the thread saw: a peer whose tick stopped is silent, a
+// peer that gave up is named with its reason, and when every rank that has not entered the collective
+// has left, the collective would hang, reported exactly as the in-process simulator reports it (so a
+// real trace equals the simulated one). The store itself (rank 0's process) is watched the same way: it
+// must answer within the same third of the timeout. The transports (Gloo, NCCL) only say whether their
+// operation is done.
 #pragma once
 
 #include <atomic>
@@ -38,8 +43,8 @@ struct MonitorTiming {
   std::chrono::milliseconds arrival{35000};
   static constexpr std::chrono::milliseconds kStartupAllowance{5000};
 
-  // Death is declared well inside the timeout (a third of it, 1 to 5 s) so the error names the dead
-  // rank rather than only saying that time ran out.
+  // Silence is declared well inside the timeout (a third of it, 1 to 5 s) so the error names the silent
+  // rank rather than only saying that time ran out. The store must answer within stale_after too.
   static MonitorTiming for_timeout(std::chrono::milliseconds timeout);
 };
 
@@ -56,10 +61,9 @@ class PeerFailure : public std::runtime_error {
 
 class PeerMonitor {
  public:
-  // `store` is used by the calling thread only and `heartbeat_store` by the monitor's thread only: a
-  // TCPStore client is one socket and not safe to share between threads.
-  PeerMonitor(KeyValueStore& store, std::unique_ptr<KeyValueStore> heartbeat_store, std::int64_t rank,
-              std::int64_t world_size, MonitorTiming timing);
+  // `store` is used by the monitor's own thread only: a TCPStore client is one socket and not safe to
+  // share between threads (the rank driver gives it one that must answer within timing.stale_after).
+  PeerMonitor(std::unique_ptr<KeyValueStore> store, std::int64_t rank, std::int64_t world_size, MonitorTiming timing);
   ~PeerMonitor();
   PeerMonitor(const PeerMonitor&) = delete;
   PeerMonitor& operator=(const PeerMonitor&) = delete;
@@ -106,8 +110,15 @@ class PeerMonitor {
     std::int64_t tick = -1;
     std::int64_t progress = 0;
     State state = State::Running;
-    std::chrono::steady_clock::time_point changed{};
+    std::chrono::steady_clock::time_point changed{};   // when this rank first read the latest tick
+    std::chrono::steady_clock::time_point observed{};  // when this rank last read the heartbeat
     std::string failure;
+  };
+  // One read of a peer by the monitor thread.
+  struct Reading {
+    std::int64_t rank = 0;
+    std::optional<std::string> heartbeat;
+    std::optional<std::string> failure;
   };
   struct Blame {
     std::optional<std::string> fatal;     // why the job cannot go on
@@ -119,32 +130,36 @@ class PeerMonitor {
 
   void heartbeat_loop();
   void publish_now();
-  void observe();
-  bool dead(const Peer& p, std::chrono::steady_clock::time_point now) const;
+  std::vector<Reading> read_peers(const std::vector<bool>& need_failure);
+  void apply(const std::vector<Reading>& readings, std::chrono::steady_clock::time_point when);
+  bool dead(const Peer& p) const;
   Blame blame(std::optional<std::int64_t> index);
   [[noreturn]] void fail(std::int64_t index, const std::string& op, const std::string& why,
                          std::vector<std::int64_t> ranks);
 
-  KeyValueStore& store_;
-  std::unique_ptr<KeyValueStore> heartbeat_store_;
+  std::unique_ptr<KeyValueStore> store_;  // the monitor thread's
   std::int64_t rank_;
   std::int64_t world_;
   MonitorTiming timing_;
-  std::vector<Peer> peers_;
   std::optional<std::string> fatal_;
 
   std::atomic<std::int64_t> progress_{0};
-  std::mutex mu_;
+  std::mutex mu_;  // everything below
   std::condition_variable cv_;
+  std::vector<Peer> peers_;         // what the monitor thread read
   State state_ = State::Running;
+  std::string failure_;             // give_up's message, published by the monitor thread before its state
   bool stop_ = false;
-  bool broken_ = false;             // the heartbeat store failed: nothing more is published
+  bool broken_ = false;             // the store failed: nothing more is published or read
+  std::optional<std::string> store_gone_;  // why (rank 0 is gone or silent)
   std::int64_t requested_ = 0;      // publish requests (leave, give_up)
   std::int64_t published_ = -1;     // the last request a published heartbeat included
   std::thread thread_;
 };
 
-// "1, 2, 3"
+// "1, 2, 3": every rank, as the simulator's hang messages list them (real traces repeat them word for word).
 std::string ranks_text(const std::vector<std::int64_t>& ranks);
+// "rank 3", "ranks 1-1024": a failure's ranks, runs compressed (sim/rank_ranges.hpp), for any world size.
+std::string ranks_named(const std::vector<std::int64_t>& ranks);
 
 }  // namespace accel::ranks

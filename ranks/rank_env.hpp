@@ -26,9 +26,15 @@ class RankEnvError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads the variables through `lookup` (std::getenv in the driver; a map in tests).
+// Reads the variables through `lookup` (std::getenv in the driver; a map in tests). Every integer keeps the
+// one rule of trace/decimal_integer.hpp (RANK=01 is refused), WORLD_SIZE is at most trace::kMaxRanks, and
+// MASTER_ADDR must be an IPv4 or IPv6 address or a name that resolves (check_master_addr).
 RankEnv rank_env_from(const std::function<const char*(const char*)>& lookup);
 RankEnv rank_env_from_process();
+
+// MASTER_ADDR is usable: a dotted IPv4 address of four integers in [0, 255], an IPv6 address, or a host name
+// that resolves; RankEnvError naming MASTER_ADDR otherwise (256.1.1.1 is bad input, not a failed job).
+void check_master_addr(const std::string& address);
 
 // Whether MASTER_ADDR names this machine's loopback, where Gloo must bind 127.0.0.1 too.
 bool is_loopback(const std::string& address);

@@ -12,13 +12,16 @@
 // it). This executable links LibTorch; `accel-sim` does not.
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -32,8 +35,11 @@
 #include "rank_env.hpp"
 #include "record_exchange.hpp"
 #include "rendezvous.hpp"
+#include "training_summary.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
+#include "trace/decimal_integer.hpp"
+#include "trace/input_limits.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
 
@@ -48,12 +54,51 @@ constexpr int kExitHang = 5;
 
 // Ends the process without destructors: a transport may still hold an operation that waits for a dead
 // peer (joining Gloo's worker threads or finalizing NCCL would block), and LibTorch's static
-// destructors are slow. Everything this rank says is flushed first.
+// destructors are slow. Everything this rank says is flushed first, and checked: a trace or verdict that
+// did not reach stdout (/dev/full, a full disk) is bad output, exit 2, whatever the job did.
 [[noreturn]] void finish(int code) {
   std::cout.flush();
+  if (!std::cout) {
+    const int error = errno;
+    std::cerr << "accel-sim-rank: writing to stdout failed (" << std::strerror(error)
+              << "): the trace or verdict is lost\n";
+    code = kExitBadInput;
+  }
   std::cerr.flush();
+  if (!std::cerr) code = kExitBadInput;
   std::fflush(nullptr);
   ::_exit(code);
+}
+
+// The trace to --out, every byte of it, the file closed: /dev/full and a full disk fail at the write or the
+// close, not at the open. ConfigError (exit 2) naming the path otherwise.
+void write_out(const std::string& path, const std::string& text) {
+  const auto refuse = [&](const std::string& what, int error) {
+    throw accel::trace::ConfigError("--out " + path + ": " + what + " (" + std::strerror(error) + ")");
+  };
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) refuse("cannot open it to write the trace", errno);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      refuse("writing the trace failed", error);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) refuse("writing the trace failed", errno);
+}
+
+// An integer flag by the one strict rule (trace/decimal_integer.hpp): `--die-at-step 010` is refused, not 8.
+CLI::Validator strict_integer(std::int64_t min_value, std::int64_t max_value = std::numeric_limits<std::int64_t>::max()) {
+  return CLI::Validator(
+      [min_value, max_value](std::string& text) {
+        return accel::trace::read_decimal_integer(text, min_value, max_value).problem;
+      },
+      "INT");
 }
 
 // Bounded like accel-sim's reads: a config path may name /dev/zero.
@@ -141,9 +186,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   if (trace_on_stdout) {
     std::cout << accel::trace::dump(real);
   } else {
-    std::ofstream out(o.out_path);
-    if (!out) throw accel::trace::ConfigError("--out: cannot write " + o.out_path);
-    out << accel::trace::dump(real);
+    write_out(o.out_path, accel::trace::dump(real));
   }
   Json simulated = accel::trace::to_json(job.origin.case_name, job.config,
                                          accel::sim::simulate(accel::sim::loader_under_loop(job.loader, o.loop)));
@@ -164,7 +207,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   const auto predicted_ranks = accel::sim::simulate_training_ranks(job.loader, o.loop);
   const auto observed = accel::sim::training_verdict(observed_ranks);
   const auto predicted = accel::sim::training_verdict(predicted_ranks);
-  const std::string seen = accel::sim::describe(observed, observed_ranks);
+  const std::string seen = accel::ranks::training_summary(observed, observed_ranks);
   // Every rank's own counts as well: micro-steps, collectives, optimizer and scheduler steps.
   std::string rank_differs;
   for (std::size_t r = 0; r < observed_ranks.size() && r < predicted_ranks.size() && rank_differs.empty(); ++r) {
@@ -186,7 +229,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   }
   if (!same_outcome(observed, predicted)) {
     verdict << "real ranks differ from the simulator's training loop: observed " << seen << "; predicted "
-            << accel::sim::describe(predicted, predicted_ranks) << "\n";
+            << accel::ranks::training_summary(predicted, predicted_ranks) << "\n";
     return kExitDiffer;
   }
   if (observed.error && !observed.hang) {
@@ -204,9 +247,24 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   return 0;
 }
 
+// What every rank of one job runs, digested into the job's identity (rendezvous.hpp): two jobs without a job
+// id on one MASTER_PORT are told apart unless they run the same thing.
+std::string job_fingerprint(const Options& o, const Job& job) {
+  if (o.check_collectives) return "the collectives self-check over " + o.backend;
+  const auto& l = o.loop;
+  const std::string what = job.config.dump() + "|" + o.backend + "|" + (o.loader_only ? "loader-only" : "train") + "|" +
+                           std::to_string(l.gradient_accumulation_steps) + "|" + std::to_string(l.sync_each_batch) +
+                           "|" + std::to_string(l.join_uneven_inputs) + "|" +
+                           (l.join_even_batches ? std::to_string(*l.join_even_batches) : "-") + "|" +
+                           std::to_string(l.multi_device);
+  return "config " + accel::ranks::digest(what);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glog (c10d's and Gloo's logging) initialised before anything of LibTorch runs.
+  accel::ranks::init_logging(argc > 0 ? argv[0] : "accel-sim-rank");
   // A peer's closed socket must be an error to report, not a SIGPIPE that kills this rank silently.
   std::signal(SIGPIPE, SIG_IGN);
 
@@ -216,19 +274,22 @@ int main(int argc, char** argv) {
   app.add_option("--config-json", o.config_json, "the `config` object itself")->excludes(config_opt);
   app.add_option("--backend", o.backend, "gloo (CPU) or nccl (one GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}));
-  app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout");
+  app.add_option("--out", o.out_path, "rank 0 writes the trace here instead of stdout")
+      ->check(CLI::Validator(
+          [](std::string& path) { return path.empty() ? std::string("must name a file, got an empty path") : ""; },
+          "FILE"));
   app.add_option("--timeout-s", o.timeout_s, "seconds a collective or the rendezvous may take")
       ->check(CLI::Range(0.1, 86400.0));
   app.add_option("--die-at-step", o.die_at_step, "test only: exit abruptly before this batch collective (from 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(strict_integer(0));
   app.add_option("--die-rank", o.die_rank, "test only: the rank that dies (default: the last)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(strict_integer(0));
   app.add_flag("--check-collectives", o.check_collectives,
                "check every collective of the transport with known values instead of running a config");
   app.add_flag("--loader-only", o.loader_only, "iterate the loader only: no training step, no gradient all_reduce");
   app.add_option("--grad-accum", o.loop.gradient_accumulation_steps,
                  "gradient_accumulation_steps: one gradient all_reduce per optimizer step (no_sync in between)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(strict_integer(1, accel::trace::kMaxCount));
   app.add_flag("--sync-each-batch", o.loop.sync_each_batch, "GradientAccumulationPlugin(sync_each_batch=True)");
   app.add_flag("--join-uneven-inputs", o.loop.join_uneven_inputs,
                "train inside accelerator.join_uneven_inputs([model])");
@@ -266,13 +327,18 @@ int main(int argc, char** argv) {
   const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
   std::unique_ptr<accel::ranks::Rendezvous> rendezvous;
   std::unique_ptr<accel::ranks::PeerMonitor> monitor;
+  // Out here, not in the try block: leaving that block for the catch handler would destroy it there, and
+  // ~ProcessGroupGloo joins worker threads still waiting for a dead or stopped peer (until Gloo's own
+  // timeout, seconds after the monitor named the peer). finish() exits without destructors.
+  std::unique_ptr<accel::Communicator> transport;
+  bool announced = false;  // rank 0 told the others that every record is in
   try {
-    rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout);
-    monitor =
-        std::make_unique<accel::ranks::PeerMonitor>(rendezvous->store(), rendezvous->connect(), env.rank,
-                                                    env.world_size, accel::ranks::MonitorTiming::for_timeout(timeout));
+    rendezvous = std::make_unique<accel::ranks::Rendezvous>(env, timeout, job_fingerprint(o, job));
+    const auto timing = accel::ranks::MonitorTiming::for_timeout(timeout);
+    monitor = std::make_unique<accel::ranks::PeerMonitor>(rendezvous->connect(timing.stale_after), env.rank,
+                                                          env.world_size, timing);
     monitor->await_everyone();
-    auto transport = make_transport(o.backend, *rendezvous, *monitor);
+    transport = make_transport(o.backend, *rendezvous, *monitor);
     if (o.check_collectives) {
       const auto problems = accel::ranks::check_collectives(*transport);
       for (const auto& p : problems) std::cerr << who << p << "\n";
@@ -321,6 +387,7 @@ int main(int argc, char** argv) {
     }
     const auto outcomes = accel::ranks::collect_outcomes(rendezvous->store(), *monitor);
     accel::ranks::announce_complete(rendezvous->store());
+    announced = true;
     const int verdict = conclude(job, outcomes, o);
     try {
       accel::ranks::await_acknowledgements(rendezvous->store(), *monitor);
@@ -336,6 +403,15 @@ int main(int argc, char** argv) {
     const std::string why = accel::ranks::torch_message(e);
     std::cerr << who << (bad_input ? "" : "the job failed: ") << why << "\n";
     if (monitor) {
+      // Rank 0 failed after the others were told the job is complete (an --out it cannot write): their part
+      // is done, so they get to acknowledge and exit 0 before the store goes away with this rank.
+      if (env.rank == 0 && announced) {
+        try {
+          accel::ranks::await_acknowledgements(rendezvous->store(), *monitor,
+                                               monitor->timing().stale_after + std::chrono::seconds(2));
+        } catch (const std::exception&) {
+        }
+      }
       monitor->give_up(why);
       // Rank 0 hosts the store: it stays until the others have read why.
       if (env.rank == 0) monitor->linger(monitor->timing().stale_after + std::chrono::seconds(2));

@@ -104,10 +104,13 @@ void await_complete(KeyValueStore& store, PeerMonitor& monitor) {
 
 void acknowledge(KeyValueStore& store, std::int64_t rank) { store.set(ack_key(rank), "1"); }
 
-void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor) {
+void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor,
+                            std::optional<std::chrono::milliseconds> bound) {
   std::vector<bool> acked(static_cast<std::size_t>(monitor.world_size()), false);
+  const auto until = std::chrono::steady_clock::now() + bound.value_or(std::chrono::milliseconds(0));
   monitor.await_ranks("every rank's acknowledgement", [&] {
     std::vector<std::int64_t> pending;
+    if (bound && std::chrono::steady_clock::now() > until) return pending;
     for (std::int64_t r = 1; r < monitor.world_size(); ++r) {
       auto seen = acked[static_cast<std::size_t>(r)];
       if (!seen) seen = store.try_get(ack_key(r)).has_value();

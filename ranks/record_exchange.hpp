@@ -3,6 +3,7 @@
 // job's trace in the golden schema, the same document the in-process simulator writes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,7 +37,9 @@ std::vector<trace::Json> collect_outcomes(KeyValueStore& store, PeerMonitor& mon
 void announce_complete(KeyValueStore& store);
 void await_complete(KeyValueStore& store, PeerMonitor& monitor);
 void acknowledge(KeyValueStore& store, std::int64_t rank);
-void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor);
+// `bound`: give up waiting (and return) after this long, for a rank 0 that failed after announcing.
+void await_acknowledgements(KeyValueStore& store, PeerMonitor& monitor,
+                            std::optional<std::chrono::milliseconds> bound = std::nullopt);
 
 struct TraceOrigin {
   std::string case_name = "cli";

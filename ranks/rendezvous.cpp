@@ -83,8 +83,8 @@ void await_listener(const RankEnv& env, std::chrono::milliseconds deadline) {
 }
 
 // A client that has checked the store is this job's.
-c10::intrusive_ptr<c10d::TCPStore> checked_client(const RankEnv& env, std::chrono::milliseconds timeout) {
-  const std::string job = job_identity(env);
+c10::intrusive_ptr<c10d::TCPStore> checked_client(const RankEnv& env, std::chrono::milliseconds timeout,
+                                                  const std::string& job) {
   await_listener(env, timeout + MonitorTiming::kStartupAllowance);
   auto store = within<c10::intrusive_ptr<c10d::TCPStore>>(
       timeout + kConnectAllowance,
@@ -99,7 +99,7 @@ c10::intrusive_ptr<c10d::TCPStore> checked_client(const RankEnv& env, std::chron
       timeout + kConnectAllowance, [store] { return store->get(kJobKey); }, "the TCPStore at " + address(env));
   const std::string theirs(bytes.begin(), bytes.end());
   if (theirs != job) {
-    throw RendezvousError("the TCPStore at " + address(env) + " belongs to another job (" + theirs + ", this is " + job +
+    throw RendezvousError("the TCPStore at " + address(env) + " belongs to another job (" + theirs + "; this is " + job +
                           "); give this job another MASTER_PORT");
   }
   return store;
@@ -107,9 +107,26 @@ c10::intrusive_ptr<c10d::TCPStore> checked_client(const RankEnv& env, std::chron
 
 }  // namespace
 
-std::string job_identity(const RankEnv& env) {
+std::string job_identity(const RankEnv& env, const std::string& what) {
   return "job " + (env.job_id.empty() ? std::string("(no id)") : env.job_id) + " of " + std::to_string(env.world_size) +
-         " ranks";
+         " ranks" + (what.empty() ? "" : ", " + what);
+}
+
+std::string digest(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+void init_logging(const char* argv0) {
+  FLAGS_logtostderr = true;  // no log files in /tmp
+  FLAGS_minloglevel = google::GLOG_WARNING;
+  if (!google::IsGoogleLoggingInitialized()) google::InitGoogleLogging(argv0);
 }
 
 std::string torch_message(const std::exception& e) {
@@ -136,8 +153,8 @@ std::optional<std::string> C10dStore::try_get(const std::string& key) {
   }
 }
 
-Rendezvous::Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout)
-    : env_(env), timeout_(timeout), native_(std::make_unique<Native>()) {
+Rendezvous::Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout, const std::string& what)
+    : env_(env), timeout_(timeout), identity_(job_identity(env, what)), native_(std::make_unique<Native>()) {
   if (env.rank == 0) {
     c10d::TCPStoreOptions options;
     options.port = env.master_port;
@@ -148,9 +165,9 @@ Rendezvous::Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout)
     try {
       const ListenOnly on_master_addr(env.master_addr, env.master_port);
       // c10d logs a warning for the wildcard of the other address family, which ListenOnly refuses on
-      // purpose; only errors are worth the user's attention here.
+      // purpose, and an error line when the port is taken, which its exception (below) says in full.
       const int log_level = FLAGS_minloglevel;
-      FLAGS_minloglevel = google::GLOG_ERROR;
+      FLAGS_minloglevel = google::GLOG_FATAL;
       try {
         native_->tcp_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
       } catch (...) {
@@ -158,22 +175,38 @@ Rendezvous::Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout)
         throw;
       }
       FLAGS_minloglevel = log_level;
-      native_->tcp_store->set(kJobKey, [&] {
-        const std::string job = job_identity(env);
-        return std::vector<std::uint8_t>(job.begin(), job.end());
-      }());
+      native_->tcp_store->set(kJobKey, std::vector<std::uint8_t>(identity_.begin(), identity_.end()));
     } catch (const std::exception& e) {
       throw RendezvousError("rank 0 cannot start the TCPStore at " + address(env) + ": " + torch_message(e));
     }
   } else {
     try {
-      native_->tcp_store = checked_client(env, timeout);
+      native_->tcp_store = checked_client(env, timeout, identity_);
     } catch (const RendezvousError&) {
       throw;
     } catch (const std::exception& e) {
       throw RendezvousError("rank 0's TCPStore at " + address(env) + " cannot be reached (rank 0 has not arrived?): " +
                             torch_message(e));
     }
+  }
+  // One process per RANK: the first to claim it gets it. Without a job id two jobs started the same way on one
+  // MASTER_PORT have the same identity; the second one's ranks are refused here instead of joining Gloo's
+  // mesh of the first (where they waited for a minute, past any --timeout-s).
+  const std::string claim = std::string("accel/claim/") + std::to_string(env.rank);
+  std::int64_t claims = 0;
+  try {
+    const auto store = native_->tcp_store;
+    claims = within<std::int64_t>(
+        timeout + kConnectAllowance, [store, claim] { return store->add(claim, 1); }, "the TCPStore at " + address(env));
+  } catch (const RendezvousError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw RendezvousError("rank 0's TCPStore at " + address(env) + " cannot be reached: " + torch_message(e));
+  }
+  if (claims != 1) {
+    throw RendezvousError("RANK=" + std::to_string(env.rank) + " of " + identity_ + " has already joined the TCPStore at " +
+                          address(env) + ": another job with the same identity uses this MASTER_PORT; give this job "
+                          "another MASTER_PORT, or a job id (ACCEL_SIM_JOB_ID or TORCHELASTIC_RUN_ID)");
   }
   store_ = std::make_unique<C10dStore>(native_->tcp_store);
 }
@@ -182,12 +215,20 @@ Rendezvous::~Rendezvous() = default;
 
 KeyValueStore& Rendezvous::store() { return *store_; }
 
-std::unique_ptr<KeyValueStore> Rendezvous::connect() {
+std::unique_ptr<KeyValueStore> Rendezvous::connect(std::chrono::milliseconds answer_within) {
   try {
     const RankEnv env = env_;
     const auto timeout = timeout_;
     return std::make_unique<C10dStore>(within<c10::intrusive_ptr<c10d::TCPStore>>(
-        timeout_ + kConnectAllowance, [env, timeout] { return client(env, timeout); },
+        timeout_ + kConnectAllowance,
+        [env, timeout, answer_within] {
+          auto s = client(env, timeout);
+          // c10d's client gives every later request (its socket's receive timeout, and get's wait) the
+          // timeout of its last wait: from here on, `answer_within`. The job's key is there already.
+          s->setTimeout(answer_within);
+          s->wait({kJobKey}, answer_within);
+          return s;
+        },
         "rank " + std::to_string(env_.rank) + ": a second connection to the TCPStore at " + address(env_)));
   } catch (const RendezvousError&) {
     throw;

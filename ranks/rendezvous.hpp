@@ -19,9 +19,17 @@ class RendezvousError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What rank 0 writes into its store and every other rank checks before it writes anything: the job id
-// and the world size.
-std::string job_identity(const RankEnv& env);
+// What rank 0 writes into its store and every other rank checks before it writes anything: the job id,
+// the world size and `what` (the rank driver passes a digest of the job's config, so that two jobs without
+// an id, e.g. started by hand on one MASTER_PORT, differ unless they run the same config).
+std::string job_identity(const RankEnv& env, const std::string& what = "");
+
+// A short, stable digest of `text` (FNV-1a, 16 hex digits): the same in every process and on every host.
+std::string digest(const std::string& text);
+
+// glog, which c10d and Gloo log through, initialised (to stderr only, warnings and errors): uninitialised it
+// prefixes its first line with "WARNING: Logging before InitGoogleLogging() is written to STDERR".
+void init_logging(const char* argv0);
 
 // An exception's message without the C++ backtrace LibTorch's c10::Error carries.
 std::string torch_message(const std::exception& e);
@@ -29,9 +37,11 @@ std::string torch_message(const std::exception& e);
 class Rendezvous {
  public:
   // Rank 0 starts the server, listening on MASTER_ADDR only; every other rank connects a client, retrying
-  // until `timeout` (rank 0 may start last), and checks that the store is its job's. Every wait here,
-  // the client handshake included, ends within `timeout`. Raises RendezvousError.
-  Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout);
+  // until `timeout` (rank 0 may start last), and checks that the store is its job's (job_identity(env,
+  // what)). Then each rank claims its RANK in the store, once: a second process with the same RANK (a rank
+  // of another job with the same identity) is refused there, before it writes anything else. Every wait
+  // here, the client handshake included, ends within `timeout`. Raises RendezvousError.
+  Rendezvous(const RankEnv& env, std::chrono::milliseconds timeout, const std::string& what = "");
   ~Rendezvous();
   Rendezvous(const Rendezvous&) = delete;
   Rendezvous& operator=(const Rendezvous&) = delete;
@@ -41,8 +51,9 @@ class Rendezvous {
 
   // The calling thread's client.
   KeyValueStore& store();
-  // Another client, for another thread.
-  std::unique_ptr<KeyValueStore> connect();
+  // Another client, for another thread, whose every request must be answered within `answer_within`
+  // (else StoreUnreachable): the peer monitor's, which must tell a stopped rank 0 in that time.
+  std::unique_ptr<KeyValueStore> connect(std::chrono::milliseconds answer_within);
 
   struct Native;  // c10d's objects, for the transports (c10d_store.hpp)
   Native& native() { return *native_; }
@@ -50,6 +61,7 @@ class Rendezvous {
  private:
   RankEnv env_;
   std::chrono::milliseconds timeout_;
+  std::string identity_;
   std::unique_ptr<Native> native_;
   std::unique_ptr<KeyValueStore> store_;
 };

@@ -43,7 +43,7 @@ std::vector<std::string> run_ranks(std::int64_t world,
         RankEnv env{r, world, r, "127.0.0.1", port, ""};
         Rendezvous rendezvous(env, 10s);
         MonitorTiming timing = MonitorTiming::for_timeout(10s);
-        PeerMonitor monitor(rendezvous.store(), rendezvous.connect(), r, world, timing);
+        PeerMonitor monitor(rendezvous.connect(timing.stale_after), r, world, timing);
         monitor.await_everyone();
         GlooCommunicator comm(rendezvous, monitor);
         body(r, comm, monitor);

@@ -34,7 +34,7 @@ scenario() {  # name dead_rank pattern
   done
 }
 
-scenario "rank 2 dies" 2 "rank 2 died (no heartbeat for"
+scenario "rank 2 dies" 2 "rank 2 died or stopped (no heartbeat for"
 scenario "rank 0 dies" 0 "rank 0 is gone"
 [ "$fail" -eq 0 ] && echo "PASS: killed ranks are named, no hang"
 exit "$fail"

@@ -21,14 +21,14 @@ MonitorTiming fast(std::chrono::milliseconds timeout = 3000ms) {
   t.heartbeat = 20ms;
   t.stale_after = 300ms;
   t.poll = 20ms;
+  t.arrival = timeout;
   return t;
 }
 
 struct Rank {
-  MemoryStore store;
   PeerMonitor monitor;
   Rank(const std::shared_ptr<MemoryStoreState>& state, std::int64_t rank, std::int64_t world, MonitorTiming t)
-      : store(state), monitor(store, std::make_unique<MemoryStore>(state), rank, world, t) {}
+      : monitor(std::make_unique<MemoryStore>(state), rank, world, t) {}
 };
 
 const auto never_done = [](std::chrono::milliseconds slice) {
@@ -74,9 +74,62 @@ TEST(PeerMonitor, ADeadRankIsNamedLongBeforeTheTimeout) {
   const auto e = await_failure(r0.monitor, 0);
   EXPECT_LT(Clock::now() - start, 2s);
   EXPECT_EQ(e.missing_ranks(), std::vector<std::int64_t>{1});
-  EXPECT_NE(std::string(e.what()).find("collective #0 (broadcast) cannot complete: rank 1 died (no heartbeat for"),
+  EXPECT_NE(std::string(e.what()).find("collective #0 (broadcast) cannot complete: rank 1 died or stopped (no heartbeat for"),
             std::string::npos) << e.what();
   ASSERT_TRUE(r0.monitor.fatal().has_value());
+}
+
+// Issue 31: the silence is measured from the peer's last heartbeat, not from when this rank began to wait. A
+// peer that stopped while this rank was busy elsewhere is named at once, with the real gap (it used to be
+// named stale_after later, saying "no heartbeat for 0.3 s" after a second of silence).
+TEST(PeerMonitor, ARankSilentSinceBeforeTheWaitIsNamedAtOnceWithTheRealGap) {
+  auto state = std::make_shared<MemoryStoreState>();
+  MonitorTiming t = fast(10000ms);
+  t.stale_after = 1000ms;  // the old monitor named it only this long after the wait began
+  Rank r0(state, 0, 2, t);
+  {
+    Rank r1(state, 1, 2, t);
+    r0.monitor.await_everyone();
+  }  // r1 stops beating; r0 is busy for a while
+  std::this_thread::sleep_for(2500ms);
+  r0.monitor.enter();
+  const auto start = Clock::now();
+  const auto e = await_failure(r0.monitor, 0);
+  EXPECT_LT(Clock::now() - start, 700ms) << "named at once";
+  const std::string what = e.what();
+  const auto at = what.find("no heartbeat for ");
+  ASSERT_NE(at, std::string::npos) << what;
+  const double gap = std::stod(what.substr(at + 17));
+  EXPECT_GE(gap, 2.3) << what;
+  EXPECT_LT(gap, 10.0) << what;
+}
+
+// A stopped rank 0 leaves its sockets open and its store silent: that is named within the monitor's time too.
+TEST(PeerMonitor, AStoreThatStopsAnsweringBlamesRankZero) {
+  auto state = std::make_shared<MemoryStoreState>();
+  Rank r0(state, 0, 2, fast()), r1(state, 1, 2, fast());
+  r1.monitor.await_everyone();
+  r1.monitor.enter();
+  state->hang_for = 400ms;  // every request now takes longer than stale_after (300 ms), then fails
+  const auto e = await_failure(r1.monitor, 0);
+  EXPECT_NE(std::string(e.what()).find("rank 0 is gone or stopped (the TCPStore it hosts has not answered for"),
+            std::string::npos) << e.what();
+  EXPECT_EQ(e.missing_ranks(), std::vector<std::int64_t>{0});
+}
+
+TEST(PeerMonitor, ManyAbsentRanksAreNamedAsARange) {
+  auto state = std::make_shared<MemoryStoreState>();
+  Rank r0(state, 0, 1025, fast(100ms));
+  try {
+    r0.monitor.await_everyone();
+    FAIL() << "no error";
+  } catch (const PeerFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("ranks 1-1024 have not arrived after"), std::string::npos) << e.what();
+    EXPECT_EQ(e.ranks().size(), 1024u);
+  }
+  EXPECT_EQ(ranks_named({3}), "rank 3");
+  EXPECT_EQ(ranks_named({0, 1, 2, 3, 7}), "ranks 0-3, 7");
+  EXPECT_EQ(ranks_text({0, 1, 2, 3}), "0, 1, 2, 3") << "the simulator's hang messages list every rank";
 }
 
 TEST(PeerMonitor, ARankThatFinishedMakesAHangInTheSimulatorsWords) {

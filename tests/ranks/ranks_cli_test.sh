@@ -30,6 +30,55 @@ for i in "${!vars[@]}"; do
     env -u WORLD_SIZE -u RANK -u LOCAL_RANK -u MASTER_ADDR -u MASTER_PORT "${set_vars[@]}" "$bin" run --dataset-len 10
 done
 
+# Issue 31: every integer variable by the one strict rule, WORLD_SIZE within the simulator's limit (65536), and
+# MASTER_ADDR checked: each is bad input (exit 2) naming the variable and the rule.
+expect "RANK=01" 2 "environment variable RANK must be an integer in \[0, 1\] written in decimal without leading zeros, got '01'" \
+  env RANK=01 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+expect "WORLD_SIZE=65537" 2 "environment variable WORLD_SIZE must be an integer in \[1, 65536\], got '65537'" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=65537 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1048577 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' 2>&1)
+if grep -q 1048576 <<<"$out"; then bad "WORLD_SIZE's limit is said as 1048576" "$out"; else ok; fi
+expect "MASTER_PORT=0x50" 2 "environment variable MASTER_PORT must be an integer in \[1, 65535\] written with digits only" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=0x50 "$bin" run --dataset-len 10
+expect "MASTER_ADDR=256.1.1.1" 2 "environment variable MASTER_ADDR=256.1.1.1 is not an IPv4 address: part 1 must be an integer in \[0, 255\]" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+expect "MASTER_ADDR=256.1.1.1, rank 1" 2 "MASTER_ADDR=256.1.1.1 is not an IPv4 address" \
+  env RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 MASTER_ADDR=256.1.1.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
+# A thousand absent ranks are one range, not a thousand numbers on a line.
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1025 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run \
+      --dataset-len 2000 --timeout-s 0.1 2>&1)
+rc=$?
+if [ "$rc" -eq 4 ] && grep -q "ranks 1-1024 have not arrived after" <<<"$out" && [ "$(wc -c <<<"$out")" -lt 400 ]; then ok
+else bad "WORLD_SIZE=1025 with rank 0 alone: exit $rc" "$(head -c 600 <<<"$out")"; fi
+
+# accel-sim-rank's own integer flags keep the rule too (010 is not 8).
+expect "accel-sim-rank --die-at-step 010" 2 "\-\-die-at-step: must be an integer >= 0 written in decimal without leading zeros, got '010'" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' --die-at-step 010
+expect "accel-sim-rank --grad-accum 0x2" 2 "\-\-grad-accum: must be an integer in \[1, 1099511627776\] written with digits only" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' --grad-accum 0x2
+
+# Issue 31: outputs are checked. An empty --out is refused; a trace or verdict that cannot be written (/dev/full)
+# exits 2 naming the path, for `launch` and for `run`.
+expect "launch --out ''" 2 "\-\-out: must not be empty (give a FILE)" "$bin" launch --nproc 2 --dataset-len 6 --out ''
+expect "run --out ''" 2 "\-\-out: must not be empty (give a FILE)" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 --out ''
+out=$("$bin" launch --nproc 2 --dataset-len 6 --out /dev/full 2>&1)
+rc=$?
+# Rank 1's part was done: it acknowledges and exits 0 before rank 0 (and its store) goes.
+if [ "$rc" -eq 2 ] && grep -q "^\[rank 0\] .*--out /dev/full: writing the trace failed (No space left on device)" <<<"$out" &&
+   ! grep -q "^\[rank 1\].*failed\|^\[launch\] rank 1 exited" <<<"$out"; then ok
+else bad "launch --out /dev/full: exit $rc" "$out"; fi
+expect "run --out /dev/full" 2 "\-\-out /dev/full: writing the trace failed (No space left on device)" \
+  env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 --out /dev/full
+out=$("$bin" launch --nproc 2 --dataset-len 6 2>&1 >/dev/full)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "launch: cannot write to stdout (/dev/full): No space left on device" <<<"$out"; then ok
+else bad "launch > /dev/full: exit $rc" "$out"; fi
+out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" "$bin" run --dataset-len 6 2>&1 >/dev/full)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "writing to stdout failed (No space left on device)" <<<"$out"; then ok
+else bad "run > /dev/full: exit $rc" "$out"; fi
+
 # torchrun style: one `accel-sim run` per rank, the environment only.
 port=$(free_port)
 log0=$(mktemp)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 18, real ranks: the store listens on MASTER_ADDR only, a rank refuses another job's store, a silent
 # program on MASTER_PORT fails within --timeout-s, ranks die with a SIGKILLed launcher, sub-second
-# timeouts work, --nproc is capped before forking, and no LibTorch backtrace reaches the user.
+# timeouts work, --nproc is capped before forking, and no LibTorch backtrace reaches the user. Issue 31: two
+# jobs without a job id on one port, and no glog noise when the port is taken.
 #   reliability_test.sh ACCEL_SIM ACCEL_SIM_RANK
 set -u
 bin=$1
@@ -103,6 +104,52 @@ done
 if [ -z "$children" ]; then bad "the launcher started no ranks" "$tmp/kill.log"
 elif [ -n "$alive" ]; then bad "ranks$alive outlived the SIGKILLed launcher"; for c in $alive; do kill -9 "$c"; done
 else ok; fi
+
+# 7. Issue 31: two torchrun-style jobs on one MASTER_PORT without a job id (the README's manual example) have the
+# same identity; the second job's rank 1 is refused at once (RANK=1 is taken in the store) instead of waiting a
+# minute in Gloo's connect past --timeout-s; a second job with another config is refused by its identity. The
+# second job's rank 0 cannot bind the port: one clear line, no glog noise. The first job completes.
+p=$(port)
+norank() {  # RANK DATASET_LEN: one rank of a 2-rank job without a job id, --timeout-s 5
+  env -u ACCEL_SIM_JOB_ID -u TORCHELASTIC_RUN_ID RANK=$1 WORLD_SIZE=2 LOCAL_RANK=$1 MASTER_ADDR=127.0.0.1 \
+    MASTER_PORT=$p "$bin" run --timeout-s 5 --dataset-len "$2"
+}
+norank 0 40000 > "$tmp/a0.log" 2>&1 &
+a0=$!
+pids+=($a0)
+norank 1 40000 > "$tmp/a1.log" 2>&1 &
+a1=$!
+pids+=($a1)
+for _ in $(seq 100); do
+  [ -n "$(ss -tnH state established "( sport = :$p )" 2>/dev/null | head -1)" ] && break
+  sleep 0.1
+done
+sleep 1
+start=$SECONDS
+norank 1 40000 > "$tmp/b1.log" 2>&1
+rc=$?
+took=$((SECONDS - start))
+if [ "$rc" -ne 0 ] && [ "$took" -le 7 ] && grep -q "RANK=1 of job (no id) of 2 ranks, config [0-9a-f]* has already joined the TCPStore" "$tmp/b1.log"; then ok
+else bad "a second job without an id, same config: exit $rc after $took s (timeout 5 s)" "$tmp/b1.log"; fi
+start=$SECONDS
+norank 1 30 > "$tmp/b1c.log" 2>&1
+rc=$?
+took=$((SECONDS - start))
+if [ "$rc" -ne 0 ] && [ "$took" -le 7 ] && grep -q "belongs to another job (job (no id) of 2 ranks, config" "$tmp/b1c.log"; then ok
+else bad "a second job without an id, another config: exit $rc after $took s" "$tmp/b1c.log"; fi
+norank 0 40000 > "$tmp/b0.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "rank 0 cannot start the TCPStore at 127.0.0.1:$p: .*Address already in use" "$tmp/b0.log"; then ok
+else bad "a second rank 0 on a taken port: exit $rc" "$tmp/b0.log"; fi
+if grep -q -E "InitGoogleLogging|^[IWEF][0-9]{8} " "$tmp/b0.log" "$tmp/b1.log" "$tmp/b1c.log"; then
+  bad "glog noise on stderr" "$tmp/b0.log"
+else ok; fi
+no_backtrace "a taken port" "$tmp/b0.log"
+wait "$a0"
+rc0=$?
+wait "$a1"
+rc1=$?
+if [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]; then ok; else bad "the first job after the second: exits $rc0, $rc1" "$tmp/a0.log"; fi
 
 echo "ranks reliability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
