@@ -34,7 +34,7 @@ done
 # MASTER_ADDR checked: each is bad input (exit 2) naming the variable and the rule.
 expect "RANK=01" 2 "environment variable RANK must be an integer in \[0, 1\] written in decimal without leading zeros, got '01'" \
   env RANK=01 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
-expect "WORLD_SIZE=65537" 2 "environment variable WORLD_SIZE must be an integer in \[1, 65536\], got '65537'" \
+expect "WORLD_SIZE=65537" 2 "WORLD_SIZE:\{0,1\} must be an integer in \[1, 65536\], got '65537'" \
   env RANK=0 LOCAL_RANK=0 WORLD_SIZE=65537 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$bin" run --dataset-len 10
 out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1048577 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 "$rank_bin" --config-json '{}' 2>&1)
 if grep -q 1048576 <<<"$out"; then bad "WORLD_SIZE's limit is said as 1048576" "$out"; else ok; fi
