@@ -42,6 +42,15 @@ inline std::uint64_t torch_seed_or_raise(PythonInt v, const std::string& where, 
   return *seed;
 }
 
+// Accelerate's set_seed(v) seeds Python's random, then numpy's legacy generator, then torch: numpy's
+// np.random.seed takes only [0, 2^32 - 1] and raises before torch is seeded, so set_seed(-1) or
+// set_seed(2^32) fails where torch.manual_seed alone would not.
+inline void check_set_seed_numpy(PythonInt v, const std::string& where) {
+  if (v < 0 || v > PythonInt{0xFFFFFFFF}) {
+    throw AccelerateError(PyErrorType::ValueError, where, "Seed must be between 0 and 2**32 - 1");
+  }
+}
+
 inline std::string to_string(PythonInt v) {
   if (v == 0) return "0";
   const bool negative = v < 0;

@@ -54,7 +54,8 @@ std::vector<Batch> batches_of(const LoaderPass& pass, std::int64_t drop) {
   return out;
 }
 
-constexpr std::uint64_t kRestartedSeedStandIn = 0x5eed'0000'0000'0002ULL;
+// Within what set_seed accepts (numpy takes [0, 2^32 - 1]), with room for seed + rank on every rank.
+constexpr std::uint64_t kRestartedSeedStandIn = 0x5eed'0002ULL;
 
 }  // namespace
 

@@ -134,8 +134,10 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
     // set_seed(seed + process_index): a common way to give every rank different augmentations, and
     // what makes an unsynchronised shuffle differ between ranks. The sum is a Python int, so the
     // last ranks can push it past what torch.manual_seed accepts.
-    return torch_seed_or_raise(*config.torch_manual_seed + (config.seed_per_rank ? rank : 0), "torch.manual_seed",
-                               config.prepare.torch_version);
+    const PythonInt seed = *config.torch_manual_seed + (config.seed_per_rank ? rank : 0);
+    // An Accelerator script seeds through Accelerate's set_seed, which seeds numpy first.
+    if (config.api == "accelerator") check_set_seed_numpy(seed, "set_seed");
+    return torch_seed_or_raise(seed, "torch.manual_seed", config.prepare.torch_version);
   }
   // splitmix64 of the rank: a fixed stand-in for the OS-drawn seed, different on every rank.
   std::uint64_t z = r + 0x9e3779b97f4a7c15ULL;
