@@ -84,9 +84,9 @@ for size in "1024 100000" "4096 1000000"; do
   set -- $size
   echo "R=$1 x N=$2:"
   traced "dispatcher, seedable shuffle" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" --dataset-len "$2" \
-    --batch-size 8 --shuffle --seed 42 --dispatch-batches --put-on-device
+    --batch-size 8 --shuffle --use-seedable-sampler --seed 42 --dispatch-batches --put-on-device
   traced "BatchSamplerShard, seedable shuffle" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" --dataset-len "$2" \
-    --batch-size 8 --shuffle --seed 42
+    --batch-size 8 --shuffle --use-seedable-sampler --seed 42
   traced "BatchSamplerShard, Accelerator + RandomSampler (synchronised generator)" "$build/accel-sim" trace \
     --ranks "$1" --dataset-len "$2" --batch-size 8 --shuffle --set-seed 42
   traced "IterableDatasetShard, dataset generator" "$build/accel-sim" trace "${pdl[@]}" --ranks "$1" \

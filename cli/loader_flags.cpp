@@ -35,14 +35,14 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_flag("--no-even-batches", even_off_, "even_batches=False");
   app.add_flag("--drop-last,--drop_last", drop_last, "drop_last=True on the user's DataLoader");
   app.add_flag("--shuffle", shuffle,
-               "shuffle=True: torch's RandomSampler (--api accelerator) or SeedableRandomSampler (--api "
-               "prepare_data_loader, unless --no-seedable-sampler)");
+               "shuffle=True: torch's RandomSampler (SeedableRandomSampler with --use-seedable-sampler)");
   app.add_flag("--replacement", replacement, "RandomSampler(replacement=True) (with --shuffle)");
   add_integer(app, "--num-samples,--num_samples", num_samples, "RandomSampler(num_samples=N) (with --shuffle)");
   app.add_option("--generator-seed,--generator_seed", generator_seed,
                  "DataLoader(generator=torch.Generator().manual_seed(N)): the loader's own generator");
   app.add_flag("--use-seedable-sampler,--use_seedable_sampler", seedable_on_, "use_seedable_sampler=True");
-  app.add_flag("--no-seedable-sampler", seedable_off_, "use_seedable_sampler=False (keep torch's RandomSampler)");
+  app.add_flag("--no-seedable-sampler", seedable_off_,
+               "use_seedable_sampler=False (the default: torch's RandomSampler)");
   app.add_option("--seed,--data-seed,--data_seed", seed, "data_seed (the seedable sampler's seed)");
   app.add_option("--set-seed,--torch-seed", torch_seed,
                  "set_seed(N) at the top of every process (torch.manual_seed(N)); without any seed a shuffle differs "
@@ -61,8 +61,10 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_flag("--put-on-device,--device-placement", put_on_device,
                "put batches on the device (the Accelerator's default; prepare_data_loader's put_on_device=True)");
   app.add_flag("--no-device-placement", no_device_placement, "Accelerator(device_placement=False)");
-  app.add_option("--rng-types", rng_types,
-                 "generator (the Accelerator's default: rank 0's sampler generator is broadcast every pass) or none")
+  app.add_option(
+         "--rng-types", rng_types,
+         "generator (rank 0's sampler generator is broadcast every pass) or none; default: generator with --api "
+         "accelerator (the Accelerator's rng_types), none with --api prepare_data_loader (rng_types=None)")
       ->check(CLI::IsMember({"generator", "none"}));
   app.add_flag("--dataset-generator", dataset_generator,
                "the iterable dataset owns a torch.Generator and yields a fresh randperm every pass");
@@ -77,8 +79,8 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_option("--mixed-precision,--mixed_precision", mixed_precision,
                  "no, fp16, bf16 or fp8 (fp16 off the CPU means a loss scaler that can skip optimizer steps)")
       ->check(CLI::IsMember({"no", "fp16", "bf16", "fp8"}));
-  for (const char* flag : {"--api", "--ranks", "--batch-size", "--epochs", "--torch-version", "--dataset", "--rng-types",
-                           "--mixed-precision"}) {
+  for (const char* flag :
+       {"--api", "--ranks", "--batch-size", "--epochs", "--torch-version", "--dataset", "--mixed-precision"}) {
     if (CLI::Option* o = app.get_option_no_throw(flag)) o->capture_default_str();
   }
   group(app, "The user's DataLoader", {"--dataset", "--dataset-len", "--batch-size", "--drop-last", "--shuffle",
@@ -93,6 +95,7 @@ void LoaderFlags::add_to(CLI::App& app) {
 }
 
 void LoaderFlags::apply(const AccelerateConfigFile& file, const CLI::App& cmd) {
+  rng_types_given_ = given(cmd, "--rng-types");
   if (file.num_processes && !given(cmd, "--ranks")) ranks = *file.num_processes;
   if (file.mixed_precision && !given(cmd, "--mixed-precision")) mixed_precision = *file.mixed_precision;
   if (file.use_cpu) use_cpu = *file.use_cpu;
@@ -115,9 +118,10 @@ Json LoaderFlags::config() const {
     throw ConfigError("--put-on-device: conflicts with --no-device-placement");
   }
   const bool even_batches = !even_off_;
-  // The seedable sampler is the default of the prepare_data_loader flags (as this CLI always had it) but
-  // not of DataLoaderConfiguration.
-  const bool seedable = seedable_on_ || (!accelerator && !seedable_off_);
+  // Off unless asked for, as in both real functions: prepare_data_loader(use_seedable_sampler=False) and
+  // DataLoaderConfiguration(use_seedable_sampler=False) (issue 25: this CLI used to turn it on for
+  // --api prepare_data_loader; golden/cases/pdl-defaults-* pin the default).
+  const bool seedable = seedable_on_;
   if (xla && shuffle && !seedable) {
     throw ConfigError("config_file.distributed_type: XLA gives a shuffled RandomSampler a generator of its own in "
                       "prepare_data_loader, which this project does not model; use --use-seedable-sampler");
@@ -167,7 +171,8 @@ Json LoaderFlags::config() const {
     c["torch_manual_seed"] = global_seed;
     c["dispatch_batches"] = dispatch;
     c["put_on_device"] = put_on_device;
-    c["rng_types"] = rng_types == "none" ? Json(nullptr) : rng;
+    // prepare_data_loader's own default is rng_types=None: nothing synchronised unless the flag says so.
+    c["rng_types"] = rng_types == "none" || !rng_types_given_ ? Json(nullptr) : rng;
     c["seed_per_rank"] = seed_per_rank;
     c["multiprocess"] = false;
   }

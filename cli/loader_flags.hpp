@@ -42,7 +42,7 @@ struct LoaderFlags {
   bool dispatch_off = false;
   bool put_on_device = false;
   bool no_device_placement = false;
-  std::string rng_types = "generator";
+  std::string rng_types = "generator";  // with --api accelerator; prepare_data_loader's default is None
   bool dataset_generator = false;
   bool non_blocking = false;
   bool use_stateful_dataloader = false;
@@ -65,6 +65,7 @@ struct LoaderFlags {
   bool even_off_ = false;
   bool seedable_on_ = false;
   bool seedable_off_ = false;
+  bool rng_types_given_ = false;  // set by apply(): prepare_data_loader defaults to rng_types=None
 };
 
 }  // namespace accel::cli

@@ -46,8 +46,24 @@ json_field "prepare_data_loader keeps its defaults" "DataLoaderShard prepare_dat
   "j['scenarios'][0]['loader_class'], j['api']" "$bin" --api prepare_data_loader --ranks 4 --dataset-len 10 --dataset iterable --json
 exits "prepare_data_loader refuses dispatch without device" 2 "requires \`put_on_device=True\`" \
   "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --dataset iterable --dispatch-batches
-json_field "prepare_data_loader shuffle is seedable" "SeedableRandomSampler(seed=3)" "j['order']" \
-  "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --shuffle --seed 3 --json
+# Issue 25: the flags' defaults are the function's. prepare_data_loader(use_seedable_sampler=False, rng_types=None):
+# --shuffle is torch's RandomSampler, unsynchronised; the golden case recorded with those defaults (its config names
+# neither option) pins it: the flags' trace yields exactly its batches.
+json_field "prepare_data_loader shuffle is a RandomSampler" "RandomSampler (not synchronised)" "j['order']" \
+  "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --json
+json_field "seedable only when asked for" "SeedableRandomSampler(seed=3)" "j['order']" \
+  "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --shuffle --seed 3 --use-seedable-sampler --json
+pinned="$(dirname "${BASH_SOURCE[0]}")/../../golden/cases/pdl-defaults-map-n2-b3-l10-shuffle-seed42-data3.json"
+if "$bin" trace --api prepare_data_loader --ranks 2 --dataset-len 10 --batch-size 3 --shuffle --set-seed 42 --seed 3 \
+    --epochs 2 | python3 -c "
+import json, sys
+flags, recorded = json.load(sys.stdin), json.load(open(sys.argv[1]))
+assert recorded['config'].get('use_seedable_sampler') is None and recorded['config'].get('rng_types') is None
+sys.exit(0 if flags['ranks'] == recorded['ranks'] and flags['error'] == recorded['error'] else 1)" "$pinned"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL the prepare_data_loader flags' defaults differ from the recorded defaults"
+fi
 # Accelerate's spellings.
 exits "num_processes / batch_size" 0 "4 ranks, 10 samples (map-style, sequential), batch_size 2" \
   "$bin" --num_processes 4 --batch_size 2 --dataset-len 10

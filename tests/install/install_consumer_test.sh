@@ -62,13 +62,16 @@ fi
 if grep -q "warning:" "$tmp/consumer.log"; then fail "consumer builds warning-free"; grep "warning:" "$tmp/consumer.log"; fi
 
 # Each config: the consumer's first K batches of rank 0 against the simulator's trace, via the installed CLI.
+# The example's --shuffle is the seedable sampler (it prepares with use_seedable_sampler=True); accel-sim's flags
+# follow prepare_data_loader's default (False), so the comparison asks for it.
+seedable_when_shuffled() { for a in "$@"; do [ "$a" = --shuffle ] && echo --use-seedable-sampler; done; return 0; }
 check_config() {
   local name="$1" k="$2"
   shift 2
   if ! (cd / && "$tmp/consumer/consumer" "$@" --batches "$k") >"$tmp/mine" 2>"$tmp/err"; then
     cat "$tmp/err"; fail "consumer $name runs"; return
   fi
-  (cd / && "$prefix/bin/accel-sim" trace --api prepare_data_loader "$@") >"$tmp/trace.json" || { fail "accel-sim trace $name"; return; }
+  (cd / && "$prefix/bin/accel-sim" trace --api prepare_data_loader "$@" $(seedable_when_shuffled "$@")) >"$tmp/trace.json" || { fail "accel-sim trace $name"; return; }
   "$trace_batches" "$tmp/trace.json" 0 | head -n "$k" >"$tmp/expected"
   grep -v '^#' "$tmp/mine" >"$tmp/mine.batches"
   if [ -s "$tmp/expected" ] && diff -u "$tmp/expected" "$tmp/mine.batches"; then

@@ -12,6 +12,9 @@ failures=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
+# The example's --shuffle is the seedable sampler (it prepares with use_seedable_sampler=True); accel-sim's flags
+# follow prepare_data_loader's default (False), so the comparison asks for it.
+seedable_when_shuffled() { for a in "$@"; do [ "$a" = --shuffle ] && echo --use-seedable-sampler; done; return 0; }
 check_job() {
   local name="$1"
   shift
@@ -21,7 +24,7 @@ check_job() {
     cat "$dir/stdout"; fail "$name: the training job runs"; return
   fi
   cat "$dir/stdout"
-  "$accel_sim" trace --api prepare_data_loader "$@" >"$dir/trace.json" || { fail "$name: accel-sim trace"; return; }
+  "$accel_sim" trace --api prepare_data_loader "$@" $(seedable_when_shuffled "$@") >"$dir/trace.json" || { fail "$name: accel-sim trace"; return; }
   local ranks
   ranks="$(sed -n 's/.*--ranks \([0-9]*\).*/\1/p' <<<"$*")"
   for ((r = 0; r < ranks; r++)); do
