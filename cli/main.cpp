@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -55,6 +56,24 @@ constexpr int kExitDiffer = 1;
 constexpr int kExitBadInput = 2;
 // A bug in accel-sim rather than in its input (an exception nothing expected); sysexits' EX_SOFTWARE.
 constexpr int kExitInternal = 70;
+
+// An error the simulation recorded as data (type name, where, message), raised again as Accelerate raised it, so
+// that every path reports it with one message ("Accelerate rejects this configuration (ValueError in ...): ...").
+[[noreturn]] void raise_recorded(const std::string& type, const std::string& where, const std::string& message) {
+  for (accel::PyErrorType t :
+       {accel::PyErrorType::ValueError, accel::PyErrorType::TypeError, accel::PyErrorType::AttributeError,
+        accel::PyErrorType::RuntimeError, accel::PyErrorType::ZeroDivisionError}) {
+    if (accel::python_name(t) == type) throw accel::AccelerateError(t, where, message);
+  }
+  throw accel::AccelerateError(accel::PyErrorType::ValueError, where, type + ": " + message);
+}
+
+// A scenario's rejection, "TypeName: message", raised as that error.
+[[noreturn]] void raise_rejection(const std::string& rejected, const std::string& where) {
+  const auto colon = rejected.find(": ");
+  if (colon == std::string::npos) raise_recorded("ValueError", where, rejected);
+  raise_recorded(rejected.substr(0, colon), where, rejected.substr(colon + 2));
+}
 
 // Bounded: a config path may name /dev/zero or a pipe that never ends.
 std::string read_source(const std::string& path) { return accel::trace::read_input(path); }
@@ -118,14 +137,12 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
 void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
                   accel::analysis::CheckReport& out);
 
-// exact-resume: the restarted job trains on exactly what the uninterrupted one does (resume flags needed).
-// The step conversion uses the job's accumulation as the what-if does: --grad-accum, else the config file's or
-// ACCELERATE_GRADIENT_ACCUMULATION_STEPS (apply_launch_setup), else 1.
-void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resume, std::int64_t grad_accum,
-                        accel::analysis::CheckReport& out) {
-  if (!resume.enabled()) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
-  const auto report = resume.what_if(config, grad_accum);
-  const auto& o = report.outcome;
+// exact-resume: the restarted job trains on exactly what the uninterrupted one does, judged on the resume what-if
+// the report shows (ResumeFlags::what_if: the step conversion uses the job's accumulation, --grad-accum or the
+// launch setup's).
+void check_exact_resume(const std::optional<accel::analysis::ResumeReport>& resume, accel::analysis::CheckReport& out) {
+  if (!resume) throw accel::trace::ConfigError("--require exact-resume: give --resume-at E:S (or --resume-at-step G)");
+  const auto& o = resume->outcome;
   std::ostringstream evidence;
   if (!o.identical) {
     evidence << o.extra.count << " extra, " << o.missing.count << " missing";
@@ -135,9 +152,36 @@ void check_exact_resume(const Json& config, const accel::cli::ResumeFlags& resum
       if (!e.extra.first.empty()) evidence << " (first extra id " << e.extra.first.front() << ")";
       break;
     }
-    evidence << ". " << report.recipe.statement;
+    evidence << ". " << resume->recipe.statement;
   }
   out.outcomes.push_back({"exact-resume", "resumed job", o.identical, evidence.str()});
+}
+
+bool lists(const std::string& requirements_text, const std::string& name) {
+  if (requirements_text.empty()) return false;
+  const auto names = accel::cli::split_list(requirements_text, "--require");
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The rules both the report and the gate apply to the options around the loader, so that a command line one
+// refuses the other refuses too: the evaluation loop's options need --eval or --require exact-metrics; the resume
+// flags need a checkpoint, and with one the resume what-if runs (its refusals are the same for both).
+std::optional<accel::analysis::ResumeReport> resolve_loop_options(const Json& loader_config,
+                                                                  const accel::cli::ResumeFlags& resume,
+                                                                  std::int64_t grad_accum,
+                                                                  const accel::cli::EvalFlags& eval,
+                                                                  const std::string& requirements_text) {
+  if (eval.loop_options_given() && !eval.eval && !lists(requirements_text, accel::analysis::kExactMetrics)) {
+    throw accel::trace::ConfigError(
+        "--use-gather-object / --eval-break-after: give --eval (or --require exact-metrics)");
+  }
+  if (resume.given_without_checkpoint()) {
+    throw accel::trace::ConfigError(
+        "--resume-with / --resume-ranks / --resume-batch-size / --resume-skip / "
+        "--loop-set-epoch: describe a restarted job; give --resume-at E:S or --resume-at-step G");
+  }
+  if (!resume.enabled()) return std::nullopt;
+  return resume.what_if(loader_config, grad_accum);
 }
 
 struct CheckOutput {
@@ -145,26 +189,34 @@ struct CheckOutput {
   std::string junit_path;
 };
 
-int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
-                     std::int64_t grad_accum, const accel::cli::EvalFlags& eval, const CheckOutput& output,
-                     const std::string& command_line) {
+// The gate's verdicts for `requirements_text` over one resolved configuration: what `check` prints and what the
+// what-if's report shows under --require, from this one function over the same inputs, so the two cannot disagree.
+accel::analysis::CheckReport judge(const Json& config, const std::string& requirements_text,
+                                   const std::optional<accel::analysis::ResumeReport>& resume,
+                                   const accel::cli::EvalFlags& eval) {
   auto requested = accel::cli::split_list(requirements_text, "--require");
   accel::analysis::CheckReport report;
   const auto exact = std::find(requested.begin(), requested.end(), "exact-resume");
   if (exact != requested.end()) {
     requested.erase(exact);
-    check_exact_resume(config, resume, grad_accum, report);
-  } else if (resume.enabled() || resume.given_without_checkpoint()) {
-    // Judged by nothing else: a gate that takes them and checks no resume would pass on what it never read.
-    throw accel::trace::ConfigError(
-        "--resume-at / --resume-at-step and the other resume flags: only used by --require "
-        "exact-resume");
+    check_exact_resume(resume, report);
   }
   if (!requested.empty()) {
     std::string requirements;
     for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
     check_loader(config, requirements, eval, report);
   }
+  return report;
+}
+
+// `report_sections`: the rest of what the what-if computes for the same flags (its training and evaluation
+// sections), run in the same order so that whatever the report refuses, the gate refuses too.
+int run_check_config(const Json& config, const std::string& requirements_text, const accel::cli::ResumeFlags& resume,
+                     std::int64_t grad_accum, const accel::cli::EvalFlags& eval, const CheckOutput& output,
+                     const std::string& command_line, const std::function<void()>& report_sections) {
+  const auto resumed = resolve_loop_options(config, resume, grad_accum, eval, requirements_text);
+  const auto report = judge(config, requirements_text, resumed, eval);
+  report_sections();
   if (!output.junit_path.empty()) {
     accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
                                   "--junit");
@@ -187,9 +239,6 @@ void check_loader(const Json& config, const std::string& requirements, const acc
   const auto exact = std::find(names.begin(), names.end(), std::string(accel::analysis::kExactMetrics));
   const bool want_exact = exact != names.end();
   if (want_exact) names.erase(exact);
-  if (!want_exact && eval.loop_options_given()) {
-    throw accel::trace::ConfigError("--use-gather-object / --eval-break-after: only used by --require exact-metrics");
-  }
   std::vector<std::pair<std::string, accel::trace::LoaderCase>> passes = {{"first pass", *loader_case}};
   if (!loader_case->schedule.empty() && loader_case->schedule.front() == accel::trace::LoaderRole::Skipped &&
       loader_case->epochs > 1) {
@@ -200,9 +249,7 @@ void check_loader(const Json& config, const std::string& requirements, const acc
   }
   for (const auto& [what, c] : passes) {
     const auto scenario = accel::analysis::analyze(c, what, "");
-    if (scenario.rejected) {
-      throw accel::AccelerateError(accel::PyErrorType::ValueError, "prepare_data_loader", *scenario.rejected);
-    }
+    if (scenario.rejected) raise_rejection(*scenario.rejected, "prepare_data_loader");
     std::vector<accel::analysis::RequirementResult> results;
     try {
       results = accel::analysis::check_requirements(scenario, names);
@@ -332,6 +379,7 @@ accel::cli::AccelerateConfigFile apply_launch_setup(LoaderFlags& flags, accel::c
 struct ReportOptions {
   bool json = false;
   std::string html_path;
+  std::string requirements;  // --require: the gate's verdicts shown in the report
   std::string command_line;  // as typed, for the reports to say what produced them
 };
 
@@ -362,6 +410,9 @@ std::optional<accel::analysis::TrainingSummary> training_summary(const LoaderFla
   const auto training_trace = accel::sim::simulate(training_case);
   if (training_trace.error) {
     const auto& e = *training_trace.error;
+    // The loader's own refusal is Accelerate's, reported as the loader's everywhere; the rest is the schedule's.
+    if (e.where == "prepare_data_loader" || e.where.rfind("Accelerator", 0) == 0)
+      raise_recorded(e.type, e.where, e.message);
     throw accel::trace::ConfigError("torch rejects this schedule (" + e.type + " in " + e.where + "): " + e.message);
   }
   const auto& rank0 = std::get<std::vector<accel::trace::SchedulerRankRecord>>(training_trace.body).at(0);
@@ -372,14 +423,6 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
                 const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags,
                 const accel::cli::EvalFlags& eval) {
   training.validate(flags.skip_batches.has_value(), resume_flags.at_step.has_value());
-  if (!eval.eval && eval.loop_options_given()) {
-    throw accel::trace::ConfigError("--use-gather-object / --eval-break-after: give --eval too");
-  }
-  if (resume_flags.given_without_checkpoint()) {
-    throw accel::trace::ConfigError(
-        "--resume-with / --resume-ranks / --resume-batch-size / --resume-skip / "
-        "--loop-set-epoch: describe a restarted job; give --resume-at E:S or --resume-at-step G");
-  }
   const auto parsed = accel::trace::parse_config(flags.config());
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::analysis::WhatIfOptions what_if_options;
@@ -399,9 +442,11 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   what_if_options.accel_sim_version = accel::cli::accel_sim_version();
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();
+  // In the order `check` runs them (run_check_config): the gate's inputs, its verdicts, then the other sections.
+  const auto resume = resolve_loop_options(flags.config(), resume_flags, training.grad_accum, eval, out.requirements);
+  std::optional<accel::analysis::CheckReport> gate;
+  if (!out.requirements.empty()) gate = judge(flags.config(), out.requirements, resume, eval);
   const auto train = training_summary(flags, training);
-  std::optional<accel::analysis::ResumeReport> resume;
-  if (resume_flags.enabled()) resume = resume_flags.what_if(flags.config(), training.grad_accum);
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
   if (!out.html_path.empty()) {
@@ -427,12 +472,16 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     if (train) j["training"] = accel::reports::render_training_json(*train);
     if (resume) j["resume"] = accel::reports::render_resume_json(*resume);
     if (evaluation) j["eval"] = accel::reports::render_eval_json(*evaluation);
+    if (gate) j["requirements"] = accel::reports::render_check_json(*gate, out.command_line);
     std::cout << accel::trace::dump(j);
   } else {
     std::cout << accel::reports::render_terminal(report);
     if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);
     if (resume) std::cout << "\n" << accel::reports::render_resume_terminal(*resume);
     if (evaluation) std::cout << "\n" << accel::reports::render_eval_terminal(*evaluation);
+    if (gate)
+      std::cout << "\nCI gate (check --require " << out.requirements << "):\n"
+                << accel::reports::render_check_text(*gate);
   }
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
@@ -457,7 +506,7 @@ struct CommandLine {
   CheckOutput check_output;
   LoaderFlags check_flags;
   accel::cli::ResumeFlags check_resume;
-  accel::cli::TrainingFlags check_training;  // --grad-accum only, for --resume-at-step
+  accel::cli::TrainingFlags check_training;
   accel::cli::EvalFlags check_eval;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
@@ -485,6 +534,10 @@ struct CommandLine {
         "predicted).");
     flags.add_to(app);
     app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
+    app.add_option("--require", report_options.requirements,
+                   "also show what `accel-sim check --require LIST` with these flags judges (the same verdicts: one "
+                   "function computes both); the exit code stays the report's")
+        ->check(accel::cli::non_empty("a comma-separated list of requirements"));
     app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page")
         ->check(accel::cli::non_empty("a FILE"));
     training.add_to(app);
@@ -497,7 +550,7 @@ struct CommandLine {
         if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
       }
     };
-    group("Output", {"--json", "--html", "--version"});
+    group("Output", {"--json", "--html", "--require", "--version"});
     group("Training loop (with --scheduler)",
           {"--scheduler", "--grad-accum", "--warmup", "--total-steps", "--lr", "--step-size", "--gamma",
            "--overflow-steps", "--overflow-prob", "--overflow-seed"});
@@ -535,8 +588,9 @@ struct CommandLine {
         ->check(accel::cli::non_empty("a FILE"));
     check_flags.add_to(*check_cmd);
     check_resume.add_to(*check_cmd);
-    check_training.add_grad_accum_to(*check_cmd);
-    check_eval.add_to(*check_cmd, /*with_switch=*/false);
+    // Every flag the what-if takes, read the same way: the gate judges the configuration the report describes.
+    check_training.add_to(*check_cmd);
+    check_eval.add_to(*check_cmd, /*with_switch=*/true);
 
     compare_cmd = app.add_subcommand(
         "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
@@ -673,14 +727,20 @@ int run_cli(int argc, char** argv) {
         refuse_alongside(*cl.check_cmd, "--config", "the file's config is checked as it is",
                          {"--require", "--json", "--junit", "--use-gather-object", "--eval-break-after", "--resume-at",
                           "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
-                          "--resume-batch-size", "--resume-skip", "--grad-accum"});
+                          "--resume-batch-size", "--resume-skip"});
       if (cl.requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
-      if (cl.check_cmd->count("--grad-accum") > 0 && !cl.check_resume.at_step) {
-        throw accel::trace::ConfigError("--grad-accum: only read by --resume-at-step here (check judges no schedule)");
-      }
-      return run_check_config(config_from(cl.check_config, cl.check_flags), cl.requirements, cl.check_resume,
-                              cl.check_training.grad_accum, cl.check_eval, cl.check_output,
-                              cl.report_options.command_line);
+      cl.check_training.validate(cl.check_flags.skip_batches.has_value(), cl.check_resume.at_step.has_value());
+      const Json config = config_from(cl.check_config, cl.check_flags);
+      const auto report_sections = [&] {
+        if (!cl.check_config.empty()) return;
+        (void)training_summary(cl.check_flags, cl.check_training);
+        if (cl.check_eval.eval) {
+          const auto parsed = accel::trace::parse_config(config);
+          (void)accel::analysis::eval_report(cl.check_eval.metrics_case(std::get<accel::trace::LoaderCase>(parsed)));
+        }
+      };
+      return run_check_config(config, cl.requirements, cl.check_resume, cl.check_training.grad_accum, cl.check_eval,
+                              cl.check_output, cl.report_options.command_line, report_sections);
     }
     if (*cl.compare_cmd) {
       if (!cl.compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");

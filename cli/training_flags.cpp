@@ -31,11 +31,6 @@ CLI::Validator probability() {
 
 }  // namespace
 
-void TrainingFlags::add_grad_accum_to(CLI::App& app) {
-  options_ = {add_integer(app, "--grad-accum,--gradient-accumulation-steps,--gradient_accumulation_steps", grad_accum,
-                          "gradient_accumulation_steps K (GradientAccumulationPlugin num_steps)")};
-}
-
 void TrainingFlags::add_to(CLI::App& app) {
   options_ = {
       add_integer(app, "--grad-accum,--gradient-accumulation-steps,--gradient_accumulation_steps", grad_accum,

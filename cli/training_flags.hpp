@@ -27,8 +27,6 @@ struct TrainingFlags {
   std::optional<std::int64_t> overflow_seed;
 
   void add_to(CLI::App& app);
-  // Only --grad-accum: `check` reads it to convert --resume-at-step as the what-if does (it judges no schedule).
-  void add_grad_accum_to(CLI::App& app);
 
   bool enabled() const { return !scheduler.empty(); }
 

@@ -65,7 +65,7 @@ for setup in "--config-file $tmp_ds" "--ranks 8 --grad-accum 4"; do
 done
 check "exact-resume with ACCELERATE_GRADIENT_ACCUMULATION_STEPS" 1 \
   env ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 "$bin" check --ranks 8 "${job[@]}" --require exact-resume
-check_output "check --grad-accum needs --resume-at-step" "--grad-accum: only read by --resume-at-step" \
+check_output "check --grad-accum alone is refused as the what-if refuses it" "--grad-accum: needs --scheduler" \
   "$bin" check --ranks 8 --dataset-len 100 --grad-accum 4 --require lockstep
 rm -f "$tmp_ds"
 
