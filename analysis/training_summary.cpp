@@ -94,10 +94,9 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     fix = "; total_steps=" + std::to_string(*s.corrected_total_steps) + " (" + std::to_string(s.optimizer_steps) +
           " optimizer steps x " + std::to_string(r) + ")";
     if (s.corrected_warmup) {
-      fix += " with warmup=" + std::to_string(*s.corrected_warmup) + " (a warm-up of " + std::to_string(*warmup) +
-             " optimizer steps)";
+      fix += " with warmup=" + std::to_string(*s.corrected_warmup) + " (keeping " + s.corrected_warmup_intent + ")";
     }
-    fix += ends_with_training ? " ends it with training" : " does not end it with training either";
+    fix += ends_with_training ? " warms up, decays and ends it with training" : " does not end it with training either";
     fix += " (simulated: the schedule then ends at optimizer step " + std::to_string(*s.corrected_end_optimizer_step) +
            " of " + std::to_string(s.optimizer_steps) + ", lr " + lr_text(s.corrected_lr_end.value_or(0.0)) + ")";
   }
@@ -119,7 +118,11 @@ void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
     Warning w(code::kScheduleEndsEarly, Severity::Warning,
               "the schedule ends early: total_steps " + std::to_string(length) + " is reached at optimizer step " +
                   std::to_string(*s.schedule_end_optimizer_step) + " of " + std::to_string(s.optimizer_steps) + per +
-                  ", and training goes on past it, ending with lr " + lr_text(s.lr_end) + fix);
+                  ", and training goes on past it, ending with lr " + lr_text(s.lr_end) +
+                  (std::holds_alternative<CosineWarmupSchedule>(spec)
+                       ? " (a cosine schedule past its end does not stay at its minimum: the lr rises again)"
+                       : "") +
+                  fix);
     w.with("total_steps", length)
         .with("ends_after_optimizer_step", *s.schedule_end_optimizer_step)
         .with("optimizer_steps", s.optimizer_steps)
@@ -205,20 +208,48 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
   s.lr_end = lr;
   const std::int64_t r = s.steps_per_optimizer_step;
   if (s.schedule_length && s.optimizer_steps > 0 && s.optimizer_steps * r != *s.schedule_length && !s.error) {
-    s.corrected_total_steps = s.optimizer_steps * r;
+    const std::int64_t total = s.optimizer_steps * r;
     const auto warmup = warmup_of(config.scheduler);
-    if (warmup && *warmup > 0 && r > 1) s.corrected_warmup = *warmup * r;
-    // Apply the correction and run the same training loop again: the advice says what that run did.
+    // The user's intent for the warm-up, in order: W optimizer steps (W was written unscaled), else W's share of
+    // the schedule they wrote. Either must end before the corrected schedule does, or the lr never decays.
+    std::optional<std::int64_t> corrected_warmup;
+    std::string intent;
+    if (warmup && *warmup > 0) {
+      if (r > 1 && *warmup * r < total) {
+        corrected_warmup = *warmup * r;
+        intent = "a warm-up of " + std::to_string(*warmup) + " optimizer steps";
+      } else {
+        const std::int64_t share = static_cast<std::int64_t>(
+            static_cast<double>(*warmup) * static_cast<double>(total) / static_cast<double>(*s.schedule_length) + 0.5);
+        if (share < total) {
+          corrected_warmup = share;
+          std::ostringstream pct;
+          pct << lr_text(100.0 * static_cast<double>(*warmup) / static_cast<double>(*s.schedule_length));
+          intent = "the warm-up's share of the schedule, " + pct.str() + "%";
+        }
+      }
+    }
+    // Apply the correction and run the same training loop again: the advice says what that run did, and is given
+    // only when that run warms up (if it should), decays, and ends its schedule as training ends.
     trace::SchedulerCase corrected = config;
-    corrected.scheduler = resized(config.scheduler, *s.corrected_total_steps, s.corrected_warmup);
+    corrected.scheduler = resized(config.scheduler, total, corrected_warmup);
     try {
       const TrainingSummary again = summarize_training(corrected, sim::simulate_training_rank(corrected, 0));
-      s.corrected_end_optimizer_step = again.schedule_end_optimizer_step.value_or(again.optimizer_steps + 1);
-      s.corrected_lr_end = again.lr_end;
+      double peak = again.initial_lr;
+      for (const LrPoint& p : again.lr_curve) peak = std::max(peak, p.lr);
+      const bool ends = again.schedule_end_optimizer_step == again.optimizer_steps;
+      const bool warms_then_decays = !warmup || *warmup == 0 || corrected_warmup.has_value();
+      const bool decays = !length_of(config.scheduler) || again.lr_end < peak ||
+                          std::holds_alternative<ConstantWarmupSchedule>(config.scheduler);
+      if (ends && warms_then_decays && decays) {
+        s.corrected_total_steps = total;
+        s.corrected_warmup = corrected_warmup;
+        s.corrected_warmup_intent = intent;
+        s.corrected_end_optimizer_step = again.schedule_end_optimizer_step;
+        s.corrected_lr_end = again.lr_end;
+      }
     } catch (const AccelerateError&) {
       // A corrected schedule torch would refuse: no advice rather than an unverified one.
-      s.corrected_total_steps.reset();
-      s.corrected_warmup.reset();
     }
   }
   add_schedule_findings(s, config.scheduler);

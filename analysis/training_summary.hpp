@@ -56,6 +56,9 @@ struct TrainingSummary {
   // at which the corrected schedule reaches its end, and the lr training ends on.
   std::optional<std::int64_t> corrected_end_optimizer_step;
   std::optional<double> corrected_lr_end;
+  // What the corrected warm-up keeps of the user's ("a warm-up of 10 optimizer steps", "the warm-up's share of
+  // the schedule, 10%"): the intent the advice states and the simulation checked.
+  std::string corrected_warmup_intent;
   // Findings, most important first: a schedule that ends before training does (and from which optimizer
   // step on training runs past it), or one still far from its end when training stops.
   std::vector<Warning> warnings;

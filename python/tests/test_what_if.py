@@ -110,7 +110,7 @@ def test_errors():
         accel_sim.what_if(num_procs=4, dataset_len=10)
     with pytest.raises(TypeError, match="even_batches"):
         accel_sim.what_if(dataset_len=10, even_batches="no")
-    with pytest.raises(accel_sim.ConfigError, match=r"num_processes \(--ranks\): must be an integer >= 1"):
+    with pytest.raises(accel_sim.ConfigError, match=r"num_processes \(--ranks\): must be an integer in \[1, 65536\]"):
         accel_sim.what_if(num_processes=0, dataset_len=10)
     with pytest.raises(accel_sim.ConfigError, match=r"dataset_len \(--dataset-len\): is required"):
         accel_sim.what_if(num_processes=2)

@@ -95,7 +95,16 @@ check_output "training shows optimizer steps" "optimizer steps    8 taken, 0 ski
 check_output "training shows scheduler steps" "scheduler steps    64 (last_epoch 64)" "$bin" $train
 # 32 micro-steps / 4 = 8 optimizer steps x 8 scheduler steps = 64 of the 100 the schedule was written for.
 check_output "training warns that the schedule does not finish" "far from its end when training stops: last_epoch 64 of total_steps 100 (64%)" "$bin" $train
-check_output "training prints the corrected length and warm-up, simulated" "total_steps=64 (8 optimizer steps x 8) with warmup=80 (a warm-up of 10 optimizer steps) ends it with training (simulated: the schedule then ends at optimizer step 8 of 8" "$bin" $train
+# Issue 25: a warm-up of 10 optimizer steps cannot fit 8, so the advice keeps the warm-up's share (10%) and says so;
+# it used to advise warmup=80 of 64, which never decays. Applied, it warms up, decays to 0 and ends with training.
+check_output "training prints the corrected length and warm-up, simulated" "total_steps=64 (8 optimizer steps x 8) with warmup=6 (keeping the warm-up's share of the schedule, 10%) warms up, decays and ends it with training (simulated: the schedule then ends at optimizer step 8 of 8, lr 0)" "$bin" $train
+applied=$(echo "$train" | sed 's/--warmup 10 --total-steps 100/--warmup 6 --total-steps 64/')
+check_lacks "the applied advice draws no schedule warning" "warning\[schedule-" "$bin" $applied
+check_output "the applied advice ends at lr 0" "lr at epoch end    0$" "$bin" $applied
+check_output "a warm-up that fits keeps its optimizer steps" "with warmup=16 (keeping a warm-up of 2 optimizer steps) warms up, decays" \
+  "$bin" --ranks 8 --dataset-len 1000 --batch-size 4 --scheduler cosine --warmup 2 --total-steps 10
+check_output "a cosine past its end rises again" "a cosine schedule past its end does not stay at its minimum" \
+  "$bin" --ranks 8 --dataset-len 1000 --batch-size 4 --scheduler cosine --warmup 2 --total-steps 10
 # 9408 samples / (4 x 8 ranks) = 294 optimizer steps; Accelerate's examples scale total_steps by 8: 2352.
 scaled="--ranks 8 --dataset-len 9408 --batch-size 4 --scheduler linear --warmup 80"
 check_lacks "a schedule scaled by num_processes is not flagged" "warning\[schedule-" "$bin" $scaled --total-steps 2352
