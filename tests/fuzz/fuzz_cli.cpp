@@ -67,13 +67,15 @@ Scratch make_scratch(const std::string& corpus_dir) {
   ::symlink(s.loop_dir.c_str(), s.loop_dir.c_str());
   s.golden = s.dir + "/golden";
   fs::create_directory(s.golden);
+  // The smallest-named small case, so that the seed alone decides the run (a directory's order is the file
+  // system's).
   std::error_code ec;
+  std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(corpus_dir, ec)) {
-    if (e.path().extension() == ".json" && e.file_size(ec) < 4096) {
-      fs::copy_file(e.path(), s.golden + "/" + e.path().filename().string(), ec);
-      break;
-    }
+    if (e.path().extension() == ".json" && e.file_size(ec) < 4096) cases.push_back(e.path());
   }
+  std::sort(cases.begin(), cases.end());
+  if (!cases.empty()) fs::copy_file(cases.front(), s.golden + "/" + cases.front().filename().string(), ec);
   s.fifo_dir = s.dir + "/fifo_golden";
   fs::create_directory(s.fifo_dir);
   ::mkfifo((s.fifo_dir + "/case.json").c_str(), 0600);
