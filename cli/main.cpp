@@ -373,6 +373,20 @@ accel::cli::AccelerateConfigFile apply_launch_setup(LoaderFlags& flags, accel::c
   if (training && setup.gradient_accumulation_steps && cmd.count("--grad-accum") == 0) {
     training->grad_accum = *setup.gradient_accumulation_steps;
   }
+  // A value the command line overrode is not what runs: the report says so beside it.
+  const auto overridden = [&](const std::string& field, const char* flag, const std::string& value) {
+    if (cmd.count(flag) == 0) return;
+    for (std::string& line : setup.used) {
+      if (line.rfind(field, 0) == 0) line += ", overridden by " + std::string(flag) + " " + value;
+    }
+  };
+  overridden("num_processes:", "--ranks", std::to_string(flags.ranks));
+  overridden("mixed_precision:", "--mixed-precision", flags.mixed_precision);
+  overridden("ACCELERATE_MIXED_PRECISION=", "--mixed-precision", flags.mixed_precision);
+  if (training) {
+    overridden("deepspeed_config.gradient_accumulation_steps:", "--grad-accum", std::to_string(training->grad_accum));
+    overridden("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=", "--grad-accum", std::to_string(training->grad_accum));
+  }
   return setup;
 }
 

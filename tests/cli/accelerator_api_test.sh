@@ -46,6 +46,12 @@ json_field "prepare_data_loader keeps its defaults" "DataLoaderShard prepare_dat
   "j['scenarios'][0]['loader_class'], j['api']" "$bin" --api prepare_data_loader --ranks 4 --dataset-len 10 --dataset iterable --json
 exits "prepare_data_loader refuses dispatch without device" 2 "requires \`put_on_device=True\`" \
   "$bin" --api prepare_data_loader --ranks 2 --dataset-len 10 --dataset iterable --dispatch-batches
+# Issue 25: a config file's value a flag overrode is shown as overridden, not as used.
+ovr=$(mktemp)
+printf 'num_processes: 16\nmixed_precision: bf16\n' > "$ovr"
+exits "overridden file values say so" 0 "num_processes: 16 (ranks, over all machines), overridden by --ranks 8" \
+  "$bin" --config-file "$ovr" --ranks 8 --dataset-len 100
+rm -f "$ovr"
 # Issue 25: the flags' defaults are the function's. prepare_data_loader(use_seedable_sampler=False, rng_types=None):
 # --shuffle is torch's RandomSampler, unsynchronised; the golden case recorded with those defaults (its config names
 # neither option) pins it: the flags' trace yields exactly its batches.
