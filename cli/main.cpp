@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "analysis/eval_metrics.hpp"
+#include "analysis/findings.hpp"
 #include "analysis/requirements.hpp"
 #include "analysis/training_summary.hpp"
 #include "analysis/what_if.hpp"
@@ -41,6 +42,7 @@
 #include "reports/resume_render.hpp"
 #include "reports/terminal_report.hpp"
 #include "reports/training_render.hpp"
+#include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
@@ -470,8 +472,17 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     sections.eval = evaluation ? &*evaluation : nullptr;
     accel::cli::write_output_file(out.html_path, accel::reports::render_html(report, sections), "--html");
   }
+  const auto findings = accel::analysis::collect_findings(
+      report, train ? &*train : nullptr, resume ? &*resume : nullptr, evaluation ? &*evaluation : nullptr);
   if (out.json) {
     Json j = accel::reports::render_json(report);
+    j["verdict"] = findings.verdict;
+    j["findings"] = Json::array();
+    for (const auto& f : findings.list) {
+      Json one = accel::reports::warning_json(f.warning);
+      one["section"] = f.section;
+      j["findings"].push_back(std::move(one));
+    }
     // The input echo: the loop options of the sections that ran, beside the resolved loader configuration.
     if (j["input"].is_object()) {
       j["input"]["mixed_precision"] = flags.mixed_precision;
@@ -489,6 +500,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     if (gate) j["requirements"] = accel::reports::render_check_json(*gate, out.command_line);
     std::cout << accel::trace::dump(j);
   } else {
+    std::cout << "verdict: " << findings.verdict << "\n";
     std::cout << accel::reports::render_terminal(report);
     if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);
     if (resume) std::cout << "\n" << accel::reports::render_resume_terminal(*resume);

@@ -141,6 +141,23 @@ check_output "hex refused" "digits only" "$bin" --dataset-len 0x10
 check_output "1e6 says how to write it" "e.g. 1000000, not 1e6, 0x10 or 50,000" "$bin" --dataset-len 1e6
 check_output "50,000 says how to write it" "e.g. 1000000, not 1e6, 0x10 or 50,000" "$bin" --dataset-len 50,000
 check_output "past int64 is refused, not clamped" "--dataset-len: must be an integer in \\[0, 1099511627776\\], got '99999999999999999999'" "$bin" --dataset-len 99999999999999999999
+# Issue 25: the report opens with its verdict, and its findings from every section come errors first.
+check_output "the verdict leads with the error" "^verdict: error\[uneven-steps-hang\]: ranks 5-7 get one batch fewer" \
+  "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches
+check_output "a clean job's verdict" "^verdict: every sample once per epoch, ranks in lock-step$" "$bin" --ranks 4 --dataset-len 64 --batch-size 4
+if "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches --scheduler linear --total-steps 10 --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+sev = [f['severity'] for f in j['findings']]
+order = {'error': 0, 'warning': 1, 'note': 2}
+assert sev and sev[0] == 'error' and sev == sorted(sev, key=order.get), sev
+assert {f['section'] for f in j['findings']} >= {'loader', 'training'}, j['findings']
+assert j['verdict'].startswith('error[uneven-steps-hang]'), j['verdict']
+assert j['warnings'] is not None  # kept for report_version 2 readers"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL findings are errors first, from every section"
+fi
 # Issue 25's new-user findings: an unknown option names its nearest, the requirement list is whole, resume errors name
 # the flag and what to change.
 check_output "unknown option did you mean" "unknown option --rank; did you mean --ranks?" "$bin" --rank 8 --dataset-len 10
