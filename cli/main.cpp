@@ -46,6 +46,7 @@
 #include "sim/resume_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
+#include "trace/nearest_name.hpp"
 #include "trace/resume_json.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
@@ -660,30 +661,14 @@ std::optional<std::string> unknown_option_message(const CLI::App& app, int argc,
     if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
     const std::string name = word.substr(0, word.find('='));
     bool known = false;
-    std::string nearest;
-    std::size_t best = name.size() / 3 + 2;
+    std::vector<std::string> names;
     for (const CLI::Option* o : command->get_options()) {
       for (const std::string& long_name : o->get_lnames()) {
-        const std::string candidate = "--" + long_name;
-        if (candidate == name) known = true;
-        // Levenshtein distance, row by row.
-        std::vector<std::size_t> row(candidate.size() + 1);
-        for (std::size_t j = 0; j <= candidate.size(); ++j) row[j] = j;
-        for (std::size_t a = 1; a <= name.size(); ++a) {
-          std::size_t diagonal = row[0];
-          row[0] = a;
-          for (std::size_t b = 1; b <= candidate.size(); ++b) {
-            const std::size_t above = row[b];
-            row[b] = std::min({row[b] + 1, row[b - 1] + 1, diagonal + (name[a - 1] == candidate[b - 1] ? 0 : 1)});
-            diagonal = above;
-          }
-        }
-        if (row[candidate.size()] < best) {
-          best = row[candidate.size()];
-          nearest = candidate;
-        }
+        names.push_back("--" + long_name);
+        known = known || names.back() == name;
       }
     }
+    const std::string nearest = accel::trace::nearest_name(name, names);
     if (known) continue;
     const std::string where = command == &app ? "" : " of `accel-sim " + command->get_name() + "`";
     return "unknown option " + name + where + (nearest.empty() ? "" : "; did you mean " + nearest + "?") +

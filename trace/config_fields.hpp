@@ -11,6 +11,7 @@
 #include "core/batch.hpp"
 #include "core/torch_seed.hpp"
 #include "input_limits.hpp"
+#include "nearest_name.hpp"
 #include "trace_json.hpp"
 
 namespace accel::trace {
@@ -42,7 +43,7 @@ class Fields {
       if (std::find(read_by_caller.begin(), read_by_caller.end(), key) != read_by_caller.end()) continue;
       std::vector<std::string> known = read_;
       known.insert(known.end(), read_by_caller.begin(), read_by_caller.end());
-      const std::string nearest = nearest_key(key, known);
+      const std::string nearest = nearest_name(key, known);
       fail_on(key, "is not a field of this config" +
                        (nearest.empty() ? std::string() : " (did you mean `" + nearest + "`?)") +
                        "; the fields read here are " + joined(known));
@@ -176,30 +177,6 @@ class Fields {
   }
 
  private:
-  // Levenshtein distance, for "did you mean": the nearest key within a third of the key's length.
-  static std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
-    std::string best;
-    std::size_t best_distance = key.size() / 3 + 1;
-    for (const auto& k : known) {
-      std::vector<std::size_t> row(k.size() + 1);
-      for (std::size_t j = 0; j <= k.size(); ++j) row[j] = j;
-      for (std::size_t i = 1; i <= key.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= k.size(); ++j) {
-          const std::size_t above = row[j];
-          row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == k[j - 1] ? 0 : 1)});
-          diagonal = above;
-        }
-      }
-      if (row[k.size()] < best_distance) {
-        best_distance = row[k.size()];
-        best = k;
-      }
-    }
-    return best;
-  }
-
   static std::string joined(std::vector<std::string> keys) {
     std::sort(keys.begin(), keys.end());
     std::string out;
