@@ -63,11 +63,7 @@ constexpr int kExitInternal = 70;
 // An error the simulation recorded as data (type name, where, message), raised again as Accelerate raised it, so
 // that every path reports it with one message ("Accelerate rejects this configuration (ValueError in ...): ...").
 [[noreturn]] void raise_recorded(const std::string& type, const std::string& where, const std::string& message) {
-  for (accel::PyErrorType t :
-       {accel::PyErrorType::ValueError, accel::PyErrorType::TypeError, accel::PyErrorType::AttributeError,
-        accel::PyErrorType::RuntimeError, accel::PyErrorType::ZeroDivisionError}) {
-    if (accel::python_name(t) == type) throw accel::AccelerateError(t, where, message);
-  }
+  if (const auto t = accel::py_error_type(type)) throw accel::AccelerateError(*t, where, message);
   throw accel::AccelerateError(accel::PyErrorType::ValueError, where, type + ": " + message);
 }
 
@@ -137,7 +133,7 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
 
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
 // the first one resumes with skip_first_batches), each judged result appended to `out`.
-void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
+void check_loader(const Json& config, std::vector<std::string> names, const accel::cli::EvalFlags& eval,
                   accel::analysis::CheckReport& out);
 
 // exact-resume: the restarted job trains on exactly what the uninterrupted one does, judged on the resume what-if
@@ -204,11 +200,7 @@ accel::analysis::CheckReport judge(const Json& config, const std::string& requir
     requested.erase(exact);
     check_exact_resume(resume, report);
   }
-  if (!requested.empty()) {
-    std::string requirements;
-    for (const auto& r : requested) requirements += (requirements.empty() ? "" : ",") + r;
-    check_loader(config, requirements, eval, report);
-  }
+  if (!requested.empty()) check_loader(config, std::move(requested), eval, report);
   return report;
 }
 
@@ -232,12 +224,11 @@ int run_check_config(const Json& config, const std::string& requirements_text, c
   return report.all_hold() ? 0 : kExitDiffer;
 }
 
-void check_loader(const Json& config, const std::string& requirements, const accel::cli::EvalFlags& eval,
+void check_loader(const Json& config, std::vector<std::string> names, const accel::cli::EvalFlags& eval,
                   accel::analysis::CheckReport& out) {
   const auto parsed = accel::trace::parse_config(config);
   const auto* loader_case = std::get_if<accel::trace::LoaderCase>(&parsed);
   if (!loader_case) throw accel::trace::ConfigError("check: config must describe a data loader (prepare_data_loader)");
-  auto names = accel::cli::split_list(requirements, "--require");
   // exact-metrics is judged on the evaluation loop, not on the loader's scenario.
   const auto exact = std::find(names.begin(), names.end(), std::string(accel::analysis::kExactMetrics));
   const bool want_exact = exact != names.end();
@@ -440,7 +431,8 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
                 const accel::cli::AccelerateConfigFile& setup, const accel::cli::ResumeFlags& resume_flags,
                 const accel::cli::EvalFlags& eval) {
   training.validate(flags.skip_batches.has_value(), resume_flags.at_step.has_value());
-  const auto parsed = accel::trace::parse_config(flags.config());
+  const Json loader_config = flags.config();
+  const auto parsed = accel::trace::parse_config(loader_config);
   const auto& config = std::get<accel::trace::LoaderCase>(parsed);
   accel::analysis::WhatIfOptions what_if_options;
   if (!out.html_path.empty()) what_if_options.coverage_bins = accel::reports::kHtmlCoverageBins;
@@ -460,9 +452,9 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();
   // In the order `check` runs them (run_check_config): the gate's inputs, its verdicts, then the other sections.
-  const auto resume = resolve_loop_options(flags.config(), resume_flags, training.grad_accum, eval, out.requirements);
+  const auto resume = resolve_loop_options(loader_config, resume_flags, training.grad_accum, eval, out.requirements);
   std::optional<accel::analysis::CheckReport> gate;
-  if (!out.requirements.empty()) gate = judge(flags.config(), out.requirements, resume, eval);
+  if (!out.requirements.empty()) gate = judge(loader_config, out.requirements, resume, eval);
   const auto train = training_summary(flags, training);
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));

@@ -13,4 +13,12 @@ std::string_view python_name(PyErrorType type) noexcept {
   return "Exception";
 }
 
+std::optional<PyErrorType> py_error_type(std::string_view name) noexcept {
+  for (PyErrorType t : {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError,
+                        PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError}) {
+    if (python_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
 }  // namespace accel

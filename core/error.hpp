@@ -5,6 +5,7 @@
 // that class as data so a trace written by the simulator compares with one recorded from Accelerate.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@ namespace accel {
 enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError, ZeroDivisionError };
 
 std::string_view python_name(PyErrorType type) noexcept;
+// The type python_name names ("ValueError" -> ValueError), for errors carried as data (a trace's error record).
+std::optional<PyErrorType> py_error_type(std::string_view name) noexcept;
 
 class AccelerateError : public std::runtime_error {
  public:
