@@ -313,6 +313,14 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
          !c.loader.generator_seed;
 }
 
+// A seeded shuffle whose order comes from the global generator's position at prepare (Accelerate seeds the
+// sampler's generator from it; one process and the dispatcher draw from it every pass): anything the script
+// draws between set_seed and prepare moves the ids. A SeedableRandomSampler and a user generator do not.
+bool ids_follow_global_generator(const trace::LoaderCase& c) {
+  return c.loader.shuffle && c.loader.dataset_kind == DatasetKind::Map && c.torch_manual_seed &&
+         !c.prepare.use_seedable_sampler && !c.loader.generator_seed;
+}
+
 // The DDP training loop over a scenario's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
 // predicted from each rank's batches per pass (`passes` when every pass was computed, else the first pass's
 // counts for every pass, which holds unless a pass is a skip_first_batches loader). nullopt when no prediction
@@ -502,6 +510,19 @@ void add_warnings(WhatIfReport& report) {
                                    "seen changes too (the counts are one possible run)" +
                                        advice))
                     .with("ranks_share_order", s.ranks_share_order));
+  }
+  if (ids_follow_global_generator(s.config)) {
+    const std::uint64_t draws = s.config.prepare.process_generator_draws;
+    w.push_back(Warning(code::kIdsFollowGlobalGenerator, Severity::Note,
+                        draws == 0
+                            ? "the ids assume the script draws nothing from torch's global generator between set_seed "
+                              "and prepare; building the model there (its initialisation draws) changes which ids "
+                              "each rank gets, not the counts: save torch.get_rng_state().numpy().tofile(FILE) just "
+                              "before prepare and give --rng-state FILE (or --rng-draws N)"
+                            : "the ids follow torch's global generator " + std::to_string(draws) +
+                                  " words past set_seed at prepare (--rng-state / --rng-draws): a different model "
+                                  "or torch release before prepare changes them, not the counts")
+                    .with("draws_before_prepare", static_cast<std::int64_t>(draws)));
   }
   if (!s.short_ranks.empty()) {
     std::ostringstream os;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cli/launcher.hpp"
+#include "core/torch_rng_state.hpp"
 #include "trace/decimal_integer.hpp"
 #include "trace/input_limits.hpp"
 #include "trace/trace_json.hpp"
@@ -25,6 +26,7 @@ constexpr std::array kIntegerFlags = {
     IntegerFlag{"--num-samples", 1, kMaxCount, "RandomSampler(num_samples=N)"},
     IntegerFlag{"--skip-batches", 0, kMaxCount, "skip_first_batches(k)"},
     IntegerFlag{"--epochs", 1, kMaxEpochs, "passes over the loader"},
+    IntegerFlag{"--rng-draws", 0, static_cast<std::int64_t>(kMaxRngStateDraws), "words drawn before prepare"},
     IntegerFlag{"--grad-accum", 1, kMaxCount, "gradient_accumulation_steps"},
     IntegerFlag{"--warmup", 0, kMaxCount, "warm-up steps"},
     IntegerFlag{"--total-steps", 1, kMaxCount, "schedule length"},

@@ -3,6 +3,7 @@
 #include "cli/integer_flag.hpp"
 #include "cli/seed_text.hpp"
 #include "cli/text_flag.hpp"
+#include "core/torch_rng_state.hpp"
 #include "trace/input_limits.hpp"
 
 namespace accel::cli {
@@ -49,6 +50,13 @@ void LoaderFlags::add_to(CLI::App& app) {
                  "every run");
   app.add_flag("--set-seed-device-specific,--seed-per-rank", seed_per_rank,
                "set_seed(N, device_specific=True): every rank seeds N + its rank");
+  add_integer(app, "--rng-draws", rng_draws,
+              "32-bit words the script draws from torch's global generator between set_seed and prepare (its "
+              "model's initialisation): prepare seeds a shuffled sampler from what is left");
+  app.add_option("--rng-state", rng_state_file,
+                 "the global generator's state just before prepare, saved by the script with "
+                 "torch.get_rng_state().numpy().tofile(FILE): gives --rng-draws exactly")
+      ->check(non_empty("a FILE"));
   add_integer(app, "--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)");
   add_integer(app, "--epochs", epochs, "passes over the loader");
   app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
@@ -90,7 +98,7 @@ void LoaderFlags::add_to(CLI::App& app) {
          "--no-seedable-sampler", "--dispatch-batches", "--no-dispatch-batches", "--put-on-device",
          "--no-device-placement", "--rng-types", "--non-blocking", "--use-stateful-dataloader", "--mixed-precision",
          "--config-file"});
-  group(app, "Seeds", {"--seed", "--set-seed", "--set-seed-device-specific"});
+  group(app, "Seeds", {"--seed", "--set-seed", "--set-seed-device-specific", "--rng-draws", "--rng-state"});
   group(app, "Passes", {"--epochs", "--skip-batches", "--torch-version"});
 }
 
@@ -132,6 +140,7 @@ Json LoaderFlags::config() const {
   }
   const Json data_seed = seed ? seed_json(parse_seed(*seed, "--seed")) : Json(nullptr);
   const Json global_seed = torch_seed ? seed_json(parse_seed(*torch_seed, "--set-seed")) : Json(nullptr);
+  const std::optional<std::uint64_t> draws_before_prepare = global_draws(torch_seed);
 
   Json c;
   c["api"] = accelerator ? "accelerator" : skip_batches ? "prepare_data_loader+skip_first_batches" : "prepare_data_loader";
@@ -188,7 +197,31 @@ Json LoaderFlags::config() const {
   c["set_epoch"] = nullptr;
   c["skip_first_batches"] = skip_batches ? Json(*skip_batches) : Json(nullptr);
   c["torch_version"] = torch_version;
+  if (draws_before_prepare) c["global_rng_draws"] = *draws_before_prepare;
   return c;
+}
+
+std::optional<std::uint64_t> LoaderFlags::global_draws(const std::optional<std::string>& set_seed) const {
+  if (rng_state_file.empty()) return rng_draws ? std::optional<std::uint64_t>(*rng_draws) : std::nullopt;
+  if (rng_draws) throw ConfigError("--rng-draws: conflicts with --rng-state (the state gives the draws)");
+  const std::string text = trace::read_input(rng_state_file);
+  GeneratorState state;
+  try {
+    state = generator_state_from_torch_rng_state(std::as_bytes(std::span(text.data(), text.size())));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--rng-state: " + rng_state_file + " " + e.what());
+  }
+  const std::string seeded =
+      rng_state_file + " was seeded with " + std::to_string(state.seed) + " (torch.initial_seed())";
+  if (!set_seed)
+    throw ConfigError("--rng-state: " + seeded + "; give the seed the script sets: --set-seed " +
+                      std::to_string(state.seed));
+  const PythonInt given = parse_seed(*set_seed, "--set-seed");
+  if (given != static_cast<PythonInt>(state.seed)) {
+    throw ConfigError("--rng-state: " + seeded + ", not --set-seed " + *set_seed +
+                      " (save the state on rank 0, after set_seed)");
+  }
+  return state.draws;
 }
 
 }  // namespace accel::cli

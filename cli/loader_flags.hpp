@@ -34,6 +34,8 @@ struct LoaderFlags {
   std::optional<std::string> seed;         // data_seed; Python ints, cli/seed_text.hpp reads them
   std::optional<std::string> torch_seed;   // set_seed / torch.manual_seed on every process
   bool seed_per_rank = false;              // set_seed(..., device_specific=True)
+  std::optional<std::int64_t> rng_draws;   // words drawn from the global generator between set_seed and prepare
+  std::string rng_state_file;              // torch.get_rng_state() saved just before prepare
   std::optional<std::int64_t> skip_batches;
   std::int64_t epochs = 1;
   std::string torch_version = "2.6";
@@ -60,6 +62,8 @@ struct LoaderFlags {
   trace::Json config() const;
 
  private:
+  // --rng-draws, or the draws --rng-state's file holds (its seed checked against --set-seed).
+  std::optional<std::uint64_t> global_draws(const std::optional<std::string>& set_seed) const;
   // Each on/off pair is two flags, so that giving both is refused rather than settled by their order.
   bool even_on_ = false;
   bool even_off_ = false;

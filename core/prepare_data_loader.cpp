@@ -47,6 +47,7 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
   s.dataset_len = loader.dataset_len;
   s.torch_version = options.torch_version;
   s.seed = options.process_seed;
+  s.seed_draws = options.process_generator_draws;
   if (!loader.shuffle) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;
@@ -66,6 +67,7 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
     // so every rank that seeded torch alike shuffles alike. It skips this for the dispatcher, whose
     // rank 0 then draws a fresh seed from its global generator every pass.
     TorchGenerator global(options.process_seed);
+    global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);
     s.generator_seed = draw_seed(global);
   }
   return s;

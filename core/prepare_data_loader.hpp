@@ -52,6 +52,9 @@ struct PrepareOptions {
   std::optional<PythonInt> data_seed;
   // torch.initial_seed() of the process (torch.manual_seed's last argument, or torch's default).
   std::uint64_t process_seed = kTorchDefaultSeed;
+  // 32-bit words the process drew from its global generator between that seed and prepare (a model's
+  // initialisation, say): prepare seeds a shuffled sampler's generator from what is left.
+  std::uint64_t process_generator_draws = 0;
   // rng_types contains "generator": the sampler's / dataset's generator takes rank 0's state at the
   // start of every pass (Accelerator passes this by default).
   bool synchronize_generator = false;

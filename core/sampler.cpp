@@ -12,6 +12,7 @@ namespace accel {
 
 Sampler::Sampler(SamplerOptions options)
     : options_(options), generator_(options.generator_seed.value_or(0)), global_generator_(options.seed) {
+  global_generator_.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options_.seed_draws);
   if (options_.kind != SamplerKind::Sequential) {
     const std::int64_t n = size();
     if (n <= 0) {

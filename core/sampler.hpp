@@ -30,6 +30,9 @@ struct SamplerOptions {
   // The seed of the process's global generator (torch.initial_seed()), which a RandomSampler without a
   // generator of its own draws a fresh seed from at every iteration.
   std::uint64_t seed = kTorchDefaultSeed;
+  // Words already drawn from that global generator when the sampler is built (PrepareOptions'
+  // process_generator_draws).
+  std::uint64_t seed_draws = 0;
   // SeedableRandom only: initial_seed (data_seed, or torch.initial_seed() when data_seed is None), a
   // Python int: every pass seeds manual_seed(initial_seed + epoch), which raises once that leaves
   // torch's range.

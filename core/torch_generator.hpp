@@ -54,6 +54,11 @@ class Mt19937 {
   // Advances by `count` draws without tempering them: one regeneration per 624.
   void discard(std::uint64_t count) noexcept;
 
+  // The untempered state words, as torch.get_rng_state() stores them, and a regeneration made now:
+  // what reading a saved state back into a draw count needs (torch_rng_state.hpp).
+  const std::uint32_t* words() const noexcept { return state_; }
+  void next_block() noexcept { regenerate(); }
+
  private:
   static std::uint32_t temper(std::uint32_t y) noexcept {
     y ^= y >> 11;

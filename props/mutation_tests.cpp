@@ -92,6 +92,8 @@ ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, singl
 ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
              gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_MUTANT(PreparedDrawsIgnored_GlobalDraws, PreparedDrawsIgnored,
+             draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
 ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDataloader,
              ddp_training_blocks_where_the_gradient_collectives_run_out)
 

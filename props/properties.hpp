@@ -40,5 +40,8 @@ void gather_for_metrics_is_exact_on_even_map_shards();
 void gather_object_metrics_are_exact_when_dispatched();
 // 12. training_props.cpp
 void ddp_training_blocks_where_the_gradient_collectives_run_out();
+// 13. global_draws_props.cpp
+void draws_before_prepare_advance_the_passes_drawn_from_the_global_generator();
+void draws_before_prepare_leave_seeded_samplers_alone();
 
 }  // namespace accel::props

@@ -31,5 +31,8 @@ ACCEL_PROP(Checkpoint, SingleProcessRandomResumeDrawsTheNextEpoch, single_proces
 ACCEL_PROP(Eval, GatherForMetricsIsExactOnEvenMapShards, gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_PROP(Eval, GatherObjectMetricsAreExactWhenDispatched, gather_object_metrics_are_exact_when_dispatched)
 ACCEL_PROP(Training, DdpBlocksWhereTheGradientCollectivesRunOut, ddp_training_blocks_where_the_gradient_collectives_run_out)
+ACCEL_PROP(GlobalDraws, AdvanceThePassesDrawnFromTheGlobalGenerator,
+           draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
+ACCEL_PROP(GlobalDraws, LeaveSeededSamplersAlone, draws_before_prepare_leave_seeded_samplers_alone)
 
 }  // namespace accel::props

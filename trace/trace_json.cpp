@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include "core/torch_rng_state.hpp"
 #include "metrics_json.hpp"
 #include "scheduler_json.hpp"
 
@@ -71,6 +72,70 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
   (void)c;
 }
 
+// torch.get_rng_state()'s bytes, as the recorder writes them into a config: lowercase or uppercase hex.
+std::vector<std::byte> hex_bytes(const std::string& text, const std::string& key) {
+  if (text.size() % 2 != 0) fail(key, "must be an even number of hex digits, got " + std::to_string(text.size()));
+  auto digit = [&](char ch) -> int {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    fail(key, std::string("must be hex digits, got '") + ch + "'");
+  };
+  std::vector<std::byte> out(text.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<std::byte>(digit(text[2 * i]) * 16 + digit(text[2 * i + 1]));
+  }
+  return out;
+}
+
+// What the script drew from the global generator between its seed and prepare: a count of 32-bit words
+// (global_rng_draws), or the state it saw there (global_rng_state: torch.get_rng_state() in hex, which the
+// recorder writes after building config.model_before_prepare). Both given: they must agree.
+void parse_global_draws(const Fields& f, LoaderCase& lc) {
+  if (const Json* m = f.find("model_before_prepare")) {
+    if (!m->is_string() || (*m != "linear" && *m != "mlp")) {
+      fail("model_before_prepare", "must be null, \"linear\" or \"mlp\" (what the recorder builds), got " + m->dump());
+    }
+  }
+  std::optional<std::uint64_t> draws;
+  if (f.find("global_rng_draws")) {
+    draws =
+        static_cast<std::uint64_t>(f.integer("global_rng_draws", 0, 0, static_cast<std::int64_t>(kMaxRngStateDraws)));
+  }
+  if (f.find("global_rng_state")) {
+    const GeneratorState state = [&] {
+      try {
+        return generator_state_from_torch_rng_state(hex_bytes(f.string("global_rng_state"), "global_rng_state"));
+      } catch (const std::invalid_argument& e) {
+        fail("global_rng_state", e.what());
+      }
+    }();
+    if (!lc.torch_manual_seed) {
+      fail("global_rng_state",
+           "needs the seed the script set (set_seed / torch_manual_seed): the state was seeded with " +
+               std::to_string(state.seed));
+    }
+    try {
+      const std::uint64_t seed =
+          torch_seed_or_raise(*lc.torch_manual_seed, "torch.manual_seed", lc.prepare.torch_version);
+      if (seed != state.seed) {
+        fail("global_rng_state", "was seeded with " + std::to_string(state.seed) +
+                                     " (torch.initial_seed()) but the "
+                                     "config's seed gives " +
+                                     std::to_string(seed) + " on rank 0");
+      }
+    } catch (const AccelerateError&) {
+      // torch refuses that seed: the simulation records the error itself.
+    }
+    if (draws && *draws != state.draws) {
+      fail("global_rng_draws", "is " + std::to_string(*draws) + " but global_rng_state is " +
+                                   std::to_string(state.draws) + " draws past its seed");
+    }
+    draws = state.draws;
+  }
+  lc.prepare.process_generator_draws = draws.value_or(0);
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
@@ -122,6 +187,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     // One process without `multiprocess` runs as a plain script: no process group is started.
     lc.prepare.process_group = world > 1 || lc.multiprocess;
   }
+  parse_global_draws(f, lc);
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
   lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);

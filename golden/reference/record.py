@@ -727,7 +727,8 @@ def record_scheduler(c, hang_timeout):
 ACCELERATOR_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "num_processes", "drop_last",
                            "shuffle", "generator_seed", "dataset_generator", "epochs", "schedule", "set_epoch",
                            "skip_first_batches", "set_seed", "set_seed_device_specific", "accelerator",
-                           "multiprocess", "torch_version")
+                           "multiprocess", "torch_version", "model_before_prepare", "global_rng_draws",
+                           "global_rng_state")
 # config.accelerator keys that are Accelerator(...) arguments; the others are DataLoaderConfiguration fields.
 ACCELERATOR_KWARGS = ("device_placement", "rng_types")
 DATALOADER_CONFIGURATION_FIELDS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",
@@ -784,6 +785,14 @@ def check_accelerator_config(c):
     if rng is not None and (not isinstance(rng, list) or any(not isinstance(t, str) for t in rng)):
         raise BadInput("config.accelerator.rng_types: must be null or a list of strings")
     epochs_of(c)  # schedule / set_epoch lengths
+    if c.get("model_before_prepare") not in (None, *MODELS_BEFORE_PREPARE):
+        raise BadInput(f"config.model_before_prepare: must be null or one of {', '.join(MODELS_BEFORE_PREPARE)}")
+    if c.get("global_rng_draws") is not None and (not _is_int(c["global_rng_draws"]) or c["global_rng_draws"] < 0):
+        raise BadInput("config.global_rng_draws: must be an integer >= 0 or null")
+    if c.get("global_rng_state") is not None and not c.get("model_before_prepare"):
+        # Written by the recorder (the state after building model_before_prepare), rewritten on every recording.
+        raise BadInput("config.global_rng_state: is what the recorder writes after model_before_prepare; give "
+                       "model_before_prepare or global_rng_draws instead")
     if c.get("shuffle") and c.get("generator_seed") is None and c.get("set_seed") is None and not (
             acc.get("use_seedable_sampler") and acc.get("data_seed") is not None):
         print("record: note: shuffle with no set_seed, generator_seed or (use_seedable_sampler + data_seed): the "
@@ -798,9 +807,21 @@ def reset_accelerate_singletons():
     GradientState._reset_state()
 
 
-def accelerator_setup(c, rank):
+# What a script builds between set_seed and prepare (config.model_before_prepare): its initialisation draws from
+# torch's global generator, and Accelerate seeds a shuffled sampler's generator from what is left.
+MODELS_BEFORE_PREPARE = ("linear", "mlp")
+
+
+def build_model_before_prepare(kind):
+    if kind == "linear":
+        return torch.nn.Linear(10, 5)
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+
+
+def accelerator_setup(c, rank, seen=None):
     """A rank's script up to its prepared loader: Accelerator(...), set_seed, the user's DataLoader,
-    accelerator.prepare(dl). Returns (accelerator, prepared), or a result dict naming the failure."""
+    accelerator.prepare(dl). Returns (accelerator, prepared), or a result dict naming the failure. `seen`, when
+    given, receives the global generator's state just before prepare (torch.get_rng_state(), hex)."""
     for k in [k for k in os.environ if k.startswith("ACCELERATE_")]:
         del os.environ[k]  # Accelerate reads options from these; the config says everything
     reset_accelerate_singletons()
@@ -823,6 +844,12 @@ def accelerator_setup(c, rank):
             set_seed(c["set_seed"], device_specific=bool(c.get("set_seed_device_specific")))
         except Exception as exc:
             return {"seed_error": error_object(exc, "set_seed")}
+    if c.get("model_before_prepare"):
+        build_model_before_prepare(c["model_before_prepare"])
+    if c.get("global_rng_draws"):
+        torch.empty(c["global_rng_draws"], dtype=torch.int32).random_()  # one 32-bit word per element
+    if seen is not None:
+        seen["global_rng_state"] = torch.get_rng_state().numpy().tobytes().hex()
     try:
         dl = build_user_dataloader(c, tensors=True, rank=rank)
     except ValueError as exc:  # torch's DataLoader refused the user's loader, before Accelerate saw it
@@ -836,7 +863,8 @@ def accelerator_setup(c, rank):
 
 def accelerator_rank(c, rank, progress):
     """One rank's script: Accelerator(...), set_seed, the user's DataLoader, accelerator.prepare(dl), the passes."""
-    setup = accelerator_setup(c, rank)
+    seen = {}
+    setup = accelerator_setup(c, rank, seen)
     if isinstance(setup, dict):
         return setup
     accelerator, prepared = setup
@@ -849,7 +877,7 @@ def accelerator_rank(c, rank, progress):
         progress(record)
 
     record["epochs"] = run_passes(c, prepared, on_pass, skip=accelerator.skip_first_batches)
-    return {"record": record}
+    return {"record": record, **seen}
 
 
 def record_accelerator(c, hang_timeout):
@@ -868,6 +896,9 @@ def record_accelerator(c, hang_timeout):
     # A script that fails on every rank at the same point with the same error fails there (named for rank 0);
     # Accelerator() and set_seed run before anything else, so a failure there on any rank is the job's failure.
     error = group_results.case_error(results, n, ("accelerator_error", "seed_error"))
+    if c.get("model_before_prepare") and "global_rng_state" in results.get(0, {}):
+        # What the simulator is given, as a user gives it: the state rank 0 saw just before prepare.
+        c["global_rng_state"] = results[0]["global_rng_state"]
     if error:
         return error, []
     ranks = []

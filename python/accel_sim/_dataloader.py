@@ -133,6 +133,31 @@ def _accelerator_options(acc: Any, opts: Dict[str, Any]) -> None:
     opts["mixed_precision"] = str(getattr(mp, "value", mp))
 
 
+def _draws_before_prepare(torch: Any, opts: Dict[str, Any], overrides: Dict[str, Any]) -> None:
+    """The words the script has drawn from torch's global generator since set_seed (a model built before prepare),
+    read from the generator itself: Accelerate seeds a shuffled RandomSampler's generator from what is left, so the
+    ids depend on it. Only a seed the caller states (set_seed=N) is trusted: an unseeded process's
+    torch.initial_seed() is drawn from the OS and differs on every rank."""
+    if "rng_draws" in overrides or "rng_state" in overrides or not opts.get("shuffle"):
+        return
+    if opts.get("set_seed") is None or opts.get("generator_seed") is not None or opts.get("dataset") == "iterable":
+        return
+    from . import _core
+    try:
+        seed, draws = _core.rng_state_draws(torch.get_rng_state().numpy().tobytes())
+    except ValueError as exc:
+        warnings.warn(f"accel_sim.from_dataloader: torch's global generator state is not readable ({exc}); the ids "
+                      "assume nothing was drawn between set_seed and prepare (the counts hold)", stacklevel=4)
+        return
+    if seed != opts["set_seed"] % 2 ** 64:
+        warnings.warn(f"accel_sim.from_dataloader: torch's global generator was seeded with {seed}, not "
+                      f"set_seed={opts['set_seed']}; the ids assume set_seed({opts['set_seed']}) and nothing drawn "
+                      "since (the counts hold)", stacklevel=4)
+        return
+    if draws:
+        opts["rng_draws"] = draws
+
+
 def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processes: Optional[int] = None,
                        **overrides: Any) -> Dict[str, Any]:
     """The what-if options read from a DataLoader (and an Accelerator): what from_dataloader simulates. Overrides
@@ -161,6 +186,7 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
         opts["num_processes"] = num_processes
     opts["torch_version"] = torch_version_option(torch.__version__)
     opts.update(overrides)
+    _draws_before_prepare(torch, opts, overrides)
     if opts.get("dataset_len") is None:
         raise NotModelled(f"the dataset ({type(dataloader.dataset).__qualname__}) has no __len__: pass "
                           "dataset_len=N (the number of samples it yields)")
@@ -179,7 +205,9 @@ def from_dataloader(dataloader: Any, accelerator: Any = None, *, num_processes: 
     batch_size, drop_last, SequentialSampler / RandomSampler with replacement / num_samples, a DataLoader
     generator's seed) and the Accelerator's settings, or `accelerate config`'s file when no Accelerator is given.
     Raises NotModelled for a sampler, batch sampler, dataset or setup accel-sim does not model; ``overrides`` take
-    any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)).
+    any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)). With set_seed
+    given, call it just before ``accelerator.prepare``: it reads how far torch's global generator has moved since
+    (a model built in between), which decides the ids of a shuffled RandomSampler.
     """
     return what_if(**dataloader_options(dataloader, accelerator, num_processes=num_processes, **overrides))
 

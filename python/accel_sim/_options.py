@@ -52,6 +52,8 @@ OPTIONS: Dict[str, _Spec] = {
     # Seeds and passes.
     "set_seed": ("seed", "--set-seed", ""),
     "set_seed_device_specific": ("on", "--set-seed-device-specific", ""),
+    "rng_draws": ("int", "--rng-draws", ""),  # words drawn from torch's global generator between set_seed and prepare
+    "rng_state": ("path", "--rng-state", ""),  # a file of torch.get_rng_state().numpy().tobytes() saved before prepare
     "epochs": ("int", "--epochs", ""),
     "skip_first_batches": ("int", "--skip-batches", ""),
     "torch_version": ("str", "--torch-version", ""),  # "2.6" (current torch) or "1.13"

@@ -1,6 +1,7 @@
 // accel_sim._core: the accel-sim command line, in-process. Python builds the argv (accel_sim/_options.py) and
 // reads the JSON the CLI prints, so options, validation, messages and the report are the CLI's own.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -9,8 +10,13 @@
 #include <tuple>
 #include <vector>
 
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+
 #include "cli/in_process.hpp"
 #include "cli/version.hpp"
+#include "core/torch_rng_state.hpp"
 
 namespace nb = nanobind;
 
@@ -27,4 +33,13 @@ NB_MODULE(_core, m) {
       "Runs `accel-sim ARGS...` in-process; returns (exit_code, stdout, stderr). run/launch/compare/--version are "
       "refused (exit 2).");
   m.def("version_text", &accel::cli::version_text, "What `accel-sim --version` prints.");
+  m.def(
+      "rng_state_draws",
+      [](nb::bytes state) {
+        // ValueError (nanobind's translation of std::invalid_argument) names the rule the bytes break.
+        const auto s = accel::generator_state_from_torch_rng_state(
+            std::span<const std::byte>(static_cast<const std::byte*>(state.data()), state.size()));
+        return std::make_pair(s.seed, s.draws);
+      },
+      nb::arg("state"), "(torch.initial_seed(), 32-bit words drawn since) for the bytes of torch.get_rng_state().");
 }

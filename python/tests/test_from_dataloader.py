@@ -59,6 +59,25 @@ def test_the_simulated_order_is_torchs_order_for_one_process():
     assert simulated == actual
 
 
+def test_a_model_built_between_set_seed_and_prepare_is_read_from_the_generator():
+    # Issue 25: the model's initialisation draws from the global generator, which a generator-less RandomSampler
+    # then draws its seed from. from_dataloader reads the generator's state, so the simulated ids are torch's own.
+    n = 57
+    torch.manual_seed(42)
+    torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+    dl = DataLoader(list(range(n)), batch_size=5, shuffle=True)
+    options = accel_sim.dataloader_options(dl, num_processes=1, set_seed=42)
+    assert options["rng_draws"] > 32 * 64  # at least one word per weight
+    simulated = accel_sim.trace(**options)["ranks"][0]["epochs"][0]["batches"]
+    actual = [batch.tolist() for batch in dl]  # what torch yields from here, on this generator
+    assert simulated == actual
+    del options["rng_draws"]
+    assert accel_sim.trace(**options)["ranks"][0]["epochs"][0]["batches"] != actual
+    # A seed the caller states that the generator was not seeded with is not trusted.
+    with pytest.warns(UserWarning, match="seeded with 42, not set_seed=7"):
+        assert "rng_draws" not in accel_sim.dataloader_options(dl, num_processes=1, set_seed=7)
+
+
 def test_sequential_drop_last_and_iterable():
     dl = DataLoader(list(range(10)), batch_size=3, drop_last=True)
     assert accel_sim.dataloader_options(dl)["drop_last"] is True

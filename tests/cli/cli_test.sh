@@ -211,5 +211,43 @@ check "html with --scheduler cosine" 0 "$bin" --ranks 4 --dataset-len 1000 --bat
 check_output "html shows the lr chart" '<svg class="chart" id="lr"' cat "$tmp17/lr.html"
 check_output "html shows the command line" "accel-sim --ranks 4 --dataset-len 1000 --batch-size 8 --scheduler cosine" cat "$tmp17/lr.html"
 rm -rf "$tmp17"
+
+# Issue 25: a model built between set_seed and prepare draws from the global generator. The state the real
+# script saved (recorded with the real Accelerate into the golden case) must give the ids the real ranks got.
+tmp25=$(mktemp -d)
+mlp_case=$golden/accel-map-n2-b2-l10-shuffle-seed42-mlp-before-prepare.json
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))
+open(sys.argv[2], 'wb').write(bytes.fromhex(c['config']['global_rng_state']))
+json.dump([[b for b in e['batches']] for r in c['ranks'] for e in r['epochs']], open(sys.argv[3], 'w'))" \
+  "$mlp_case" "$tmp25/rng.bin" "$tmp25/real.json"
+python3 -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))" "$tmp25/real.json" > "$tmp25/real.txt"
+ids_of() {  # out_file flags...: the simulated batches of every rank and epoch, as real.txt holds the real ones
+  local out=$1
+  shift
+  "$bin" trace --ranks 2 --dataset-len 10 --batch-size 2 --shuffle --set-seed 42 --epochs 2 "$@" |
+    python3 -c "import json, sys; print(json.dumps([e['batches'] for r in json.load(sys.stdin)['ranks'] for e in r['epochs']]))" > "$out"
+}
+ids_of "$tmp25/with-state.txt" --rng-state "$tmp25/rng.bin"
+ids_of "$tmp25/without.txt"
+check "--rng-state gives the real ranks' ids" 0 cmp -s "$tmp25/real.txt" "$tmp25/with-state.txt"
+check "without the draws the ids differ from the real ones" 1 cmp -s "$tmp25/real.txt" "$tmp25/without.txt"
+check_output "--rng-state names the seed it was saved under" "was seeded with 42 (torch.initial_seed()), not --set-seed 41" \
+  "$bin" --ranks 2 --dataset-len 10 --batch-size 2 --shuffle --set-seed 41 --rng-state "$tmp25/rng.bin"
+check_output "--rng-state needs --set-seed" "give the seed the script sets: --set-seed 42" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --rng-state "$tmp25/rng.bin"
+head -c 100 "$tmp25/rng.bin" > "$tmp25/short.bin"
+check_output "--rng-state refuses a file that is not a torch state" "must be the 5056 bytes of torch.get_rng_state() (got 100 bytes)" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --rng-state "$tmp25/short.bin"
+check "--rng-draws with --rng-state is refused" 2 "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --rng-state "$tmp25/rng.bin" --rng-draws 3
+check_output "--rng-draws is bounded" "--rng-draws" "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --rng-draws 4294967297
+check_output "the report says the ids follow the global generator" "note\\[ids-follow-global-generator\\]: the ids assume the script draws nothing" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42
+check_output "and how far past set_seed when given" "global generator 1000 words past set_seed" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --rng-draws 1000
+check_lacks "a seedable sampler's ids do not follow it" "ids-follow-global-generator" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --set-seed 42 --use-seedable-sampler
+rm -rf "$tmp25"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,10 +4,18 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "core/randperm.hpp"
 #include "core/sampler.hpp"
+#include "core/torch_rng_state.hpp"
 
 namespace {
 
@@ -83,6 +91,62 @@ TEST(TorchOracle, SeedableSamplerEpochsAreRandpermOfSeedPlusEpoch) {
     for (std::int64_t i = 0; i < 97; ++i) ASSERT_EQ(order[i], expected[static_cast<std::size_t>(i)]);
   }
   EXPECT_EQ(sampler.epoch(), 3);
+}
+
+// torch.get_rng_state()'s bytes: what a user saves between set_seed and prepare (torch_rng_state.hpp).
+std::vector<std::byte> rng_state_bytes(const at::Generator& gen) {
+  const at::Tensor t = gen.get_state();
+  std::vector<std::byte> out(static_cast<std::size_t>(t.numel()));
+  std::memcpy(out.data(), t.data_ptr<std::uint8_t>(), out.size());
+  return out;
+}
+
+// Reading the state back must give the draws torch made, and the seed Accelerate then draws for the
+// sampler (one int64 random_()) must be torch's next one.
+void expect_state_reads_back(at::Generator& tg, std::uint64_t seed, std::uint64_t expected_draws) {
+  const auto bytes = rng_state_bytes(tg);
+  const accel::GeneratorState state = accel::generator_state_from_torch_rng_state(std::span<const std::byte>(bytes));
+  EXPECT_EQ(state.seed, seed);
+  EXPECT_EQ(state.draws, expected_draws);
+  accel::TorchGenerator mine(seed);
+  mine.set_state(state);
+  const std::int64_t theirs = at::empty({}, at::TensorOptions().dtype(at::kLong)).random_(tg).item<std::int64_t>();
+  EXPECT_EQ(static_cast<std::int64_t>(accel::draw_seed(mine)), theirs)
+      << "seed " << seed << " draws " << expected_draws;
+}
+
+TEST(TorchOracle, RngStateReadsBackAsTheDrawsTorchMade) {
+  int checked = 0;
+  for (std::uint64_t seed : {0ULL, 42ULL, (1ULL << 32) + 7, 67280421310721ULL}) {
+    for (std::uint64_t words : {0, 1, 2, 623, 624, 625, 1247, 1248, 1249, 100003}) {
+      at::Generator tg = at::detail::createCPUGenerator(seed);
+      // An int32 random_() takes one 32-bit word per element.
+      if (words > 0) at::empty({static_cast<std::int64_t>(words)}, at::TensorOptions().dtype(at::kInt)).random_(tg);
+      expect_state_reads_back(tg, seed, words);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 40);
+}
+
+TEST(TorchOracle, RngStateAfterBuildingAModelGivesTorchsNextSeed) {
+  // What a script does between set_seed and prepare: its layers' initialisation draws from the global
+  // generator. The draw count is not modelled; the saved state must still give torch's next draw.
+  for (std::uint64_t seed : {42ULL, 7ULL}) {
+    torch::manual_seed(seed);
+    torch::nn::Linear linear(10, 5);
+    torch::nn::Sequential mlp(torch::nn::Linear(32, 64), torch::nn::ReLU(), torch::nn::Linear(64, 10));
+    at::Generator global = at::detail::getDefaultCPUGenerator();
+    const auto bytes = rng_state_bytes(global);
+    const accel::GeneratorState state = accel::generator_state_from_torch_rng_state(std::span<const std::byte>(bytes));
+    EXPECT_EQ(state.seed, seed);
+    EXPECT_GT(state.draws, 32u * 64u);  // at least one word per weight
+    accel::TorchGenerator mine(seed);
+    mine.set_state(state);
+    const std::int64_t theirs =
+        at::empty({}, at::TensorOptions().dtype(at::kLong)).random_(global).item<std::int64_t>();
+    EXPECT_EQ(static_cast<std::int64_t>(accel::draw_seed(mine)), theirs);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// Property 13: draws from the global generator between set_seed and prepare (a model's initialisation;
+// core/torch_rng_state.hpp reads them from the state a script saved).
+//
+// 13a. One process, or the dispatcher, with torch's RandomSampler and no generator of its own: every
+//      pass draws four words from the global generator (the DataLoader iterator's _base_seed, then the
+//      sampler's fresh seed; torch/utils/data/dataloader.py and sampler.py). So pass p of a script
+//      that drew nothing before prepare is pass 0 of one that drew 4p words: two ways of advancing the
+//      same generator, reached through different code.
+// 13b. A SeedableRandomSampler (seeded from torch.initial_seed(), not from the generator's position), a
+//      DataLoader(generator=g), or no shuffle: the draws change nothing.
+#include <rapidcheck.h>
+
+#include "core/prepare_data_loader.hpp"
+#include "properties.hpp"
+
+namespace accel::props {
+namespace {
+
+struct Drawn {
+  DataLoaderArgs loader;
+  PrepareOptions options;
+};
+
+Drawn drawn_loader() {
+  Drawn d;
+  d.loader.dataset_len = *rc::gen::inRange<std::int64_t>(1, 200);
+  d.loader.batch_size = *rc::gen::inRange<std::int64_t>(1, 8);
+  d.loader.shuffle = true;
+  d.loader.replacement = *rc::gen::weightedElement<bool>({{4, false}, {1, true}});
+  if (*rc::gen::weightedElement<bool>({{4, false}, {1, true}})) {
+    d.loader.num_samples = *rc::gen::inRange<std::int64_t>(1, 300);
+  }
+  d.options.process_seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 20);
+  d.options.torch_version = *rc::gen::element(TorchVersion::v1_13, TorchVersion::v2_6);
+  return d;
+}
+
+std::vector<std::int64_t> ids(const SampleOrder& order) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(order.size()));
+  for (std::int64_t i = 0; i < order.size(); ++i) v[static_cast<std::size_t>(i)] = order[i];
+  return v;
+}
+
+}  // namespace
+
+void draws_before_prepare_advance_the_passes_drawn_from_the_global_generator() {
+  Drawn d = drawn_loader();
+  const bool dispatcher = *rc::gen::arbitrary<bool>();
+  if (dispatcher) {
+    d.options.num_processes = *rc::gen::inRange<std::int64_t>(2, 9);
+    d.options.dispatch_batches = true;
+    d.options.put_on_device = true;
+  }
+  RC_TAG(dispatcher ? "dispatcher" : "one process");
+  const std::int64_t pass = *rc::gen::inRange<std::int64_t>(1, 4);
+  Drawn later = d;
+  later.options.process_generator_draws = 4 * static_cast<std::uint64_t>(pass);
+  RC_ASSERT(ids(pass_order(d.loader, d.options, pass)) == ids(pass_order(later.loader, later.options, 0)));
+}
+
+void draws_before_prepare_leave_seeded_samplers_alone() {
+  Drawn d = drawn_loader();
+  d.options.num_processes = *rc::gen::inRange<std::int64_t>(1, 9);
+  const int kind = *rc::gen::inRange(0, 3);
+  if (kind == 0) {
+    d.options.use_seedable_sampler = true;
+    if (*rc::gen::arbitrary<bool>()) d.options.data_seed = PythonInt{*rc::gen::inRange<std::int64_t>(0, 1000)};
+    d.loader.replacement = false;
+    d.loader.num_samples.reset();
+  } else if (kind == 1) {
+    d.loader.generator_seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 20);
+  } else {
+    d.loader.shuffle = false;
+    d.loader.replacement = false;
+    d.loader.num_samples.reset();
+  }
+  RC_TAG(kind == 0 ? "seedable" : kind == 1 ? "user generator" : "no shuffle");
+  Drawn drew = d;
+  drew.options.process_generator_draws = *rc::gen::inRange<std::uint64_t>(1, 5000);
+  const std::int64_t pass = *rc::gen::inRange<std::int64_t>(0, 3);
+  RC_ASSERT(ids(pass_order(d.loader, d.options, pass)) == ids(pass_order(drew.loader, drew.options, pass)));
+}
+
+}  // namespace accel::props
