@@ -223,8 +223,12 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
   if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // ranks' ids differ: not kept
 }
 
+// What a scenario needs of its epoch order: its ids (the report shows them), or only the counts (a fix's outcome
+// quoted in a warning), which a permutation's runs give without drawing it.
+enum class Need { Ids, Counts };
+
 Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string flags, OrderCache& cache,
-                      std::int64_t strip_bins, const Progress& progress) {
+                      std::int64_t strip_bins, const Progress& progress, Need need = Need::Ids) {
   Scenario s;
   s.label = std::move(label);
   s.flags = std::move(flags);
@@ -250,10 +254,18 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
     if (plan.dispatch_fails()) {
       s.iteration_error = "TypeError: no batch can be formed, every rank fails in the broadcast";
     }
-    const SampleOrder order = cache.get(c.loader, options, progress);
     const auto runs = plan.runs();
-    const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
     s.resumed_from = plan.resume_position();
+    if (need == Need::Counts && strip_bins == 0) {
+      // Drawing a shuffle of 10^9 ids costs seconds and gigabytes (issue 25); its counts need none of it.
+      if (const auto length = permutation_pass_length(c.loader, options, 0)) {
+        s.coverage.counts = permutation_coverage_counts(runs, *length, c.loader.dataset_len, s.resumed_from);
+        finish_steps(s);
+        return s;
+      }
+    }
+    const SampleOrder order = cache.get(c.loader, options, progress);
+    const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
     s.coverage = measure_coverage(runs, order, c.loader.dataset_len, permutation, kShownIds, s.resumed_from);
     if (strip_bins > 0) {
       s.coverage_strip = coverage_bins(runs, order, c.loader.dataset_len, permutation, strip_bins);
@@ -304,6 +316,16 @@ std::vector<BinStatus> coverage_strip(const trace::LoaderCase& c, std::int64_t b
   OrderCache cache;
   return analyze_with(c, "", "", cache, bins, nullptr).coverage_strip;
 }
+
+namespace {
+
+// The counts of a fix the warnings quote (no ids): a permutation's come without drawing it.
+Scenario analyze_counts(const trace::LoaderCase& c, std::string label, std::string flags) {
+  OrderCache cache;
+  return analyze_with(c, std::move(label), std::move(flags), cache, 0, nullptr, Need::Counts);
+}
+
+}  // namespace
 
 namespace {
 
@@ -472,7 +494,7 @@ void add_warnings(WhatIfReport& report) {
     // The fix applied and simulated: the same config with use_seedable_sampler=True.
     trace::LoaderCase seedable = s.config;
     seedable.prepare.use_seedable_sampler = true;
-    const Scenario fixed = analyze(seedable, "use_seedable_sampler=True", "--use-seedable-sampler");
+    const Scenario fixed = analyze_counts(seedable, "use_seedable_sampler=True", "--use-seedable-sampler");
     std::string fix = "--use-seedable-sampler, or set_seed, seeds the shuffle";
     if (!fixed.rejected && !fixed.iteration_error) {
       fix = "with --use-seedable-sampler (simulated) SeedableRandomSampler(seed=" +
@@ -493,7 +515,7 @@ void add_warnings(WhatIfReport& report) {
       trace::LoaderCase seeded = s.config;
       seeded.torch_manual_seed = PythonInt{0};
       seeded.seed_per_rank = false;
-      const Scenario fixed = analyze(seeded, "set_seed", "--set-seed N");
+      const Scenario fixed = analyze_counts(seeded, "set_seed", "--set-seed N");
       if (!fixed.rejected && !fixed.iteration_error) {
         advice = "; with set_seed(N) on every rank (--set-seed N, simulated) " +
                  std::to_string(fixed.coverage.counts.duplicated) + " duplicated and " +

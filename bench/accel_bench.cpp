@@ -11,14 +11,16 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <ostream>
 #include <streambuf>
 #include <vector>
 
+#include "analysis/what_if.hpp"
 #include "core/batch_sampler_shard.hpp"
+#include "core/id_allocator.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "core/randperm.hpp"
-#include "analysis/what_if.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_json.hpp"
 
@@ -112,6 +114,65 @@ void BM_TorchRandpermInto(benchmark::State& state) {
 BENCHMARK(BM_TorchRandpermInto)->ArgNames({"n", "inside_out"})->Args({100'000'000, 0})->Args({250'000'000, 0})
     ->Args({250'000'000, 1})->Iterations(2)->Unit(benchmark::kMillisecond);
 
+// The floor of anything that names the ids of a shuffled 10^9-sample epoch (issue 25): torch.randperm(10^9) itself,
+// taken apart. PyTorch >= 2.6 draws it with the inside-out loop: 2 x 10^9 generator words, 10^9 64-bit modulos
+// and 10^9 random read-writes into a 4 GB array of 4-byte ids that must first be faulted in.
+//   part 0: the generator words alone (MT19937, in blocks)
+//   part 1: the words and the modulo that turns them into swap targets (no array)
+//   part 2: a fresh 4 GB id array faulted in (IdAllocator: huge pages, no value-initialisation): the kernel
+//           zeroes it; on this VM that costs ~0.1 s/GB when the guest already holds the memory and 2-3 s/GB when
+//           it must get it back from its host, so this part varies from ~0.3 s to ~10 s between runs
+//   part 3: the loop into an array already faulted in (random access: memory-bound once it outgrows the caches)
+//   part 4: randperm_order(10^9) whole, as a sampler draws it = parts 2 + 3: one permutation's cost, the floor
+// A what-if that shows ids draws one such permutation and reads only the positions it shows (the counts need
+// none): BM_WhatIfIssue25 below is that floor plus well under a second; `accel-sim check` of the job too.
+void BM_RandpermFloor(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  const std::int64_t part = state.range(1);
+  constexpr std::size_t kBlock = 1024;
+  std::vector<std::uint32_t> draws(2 * kBlock);
+  std::unique_ptr<IdVector32> faulted;
+  if (part == 3) faulted = std::make_unique<IdVector32>(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+    TorchGenerator gen(42);
+    if (part == 0 || part == 1) {
+      std::uint64_t sink = 0;
+      for (std::int64_t base = 0; base < n; base += static_cast<std::int64_t>(kBlock)) {
+        gen.fill(draws.data(), draws.size());
+        if (part == 0) {
+          sink += draws[0];
+          continue;
+        }
+        for (std::size_t k = 0; k < kBlock; ++k) {
+          const std::uint64_t x = (std::uint64_t{draws[2 * k]} << 32) | draws[2 * k + 1];
+          sink += x % static_cast<std::uint64_t>(base + static_cast<std::int64_t>(k) + 1);
+        }
+      }
+      benchmark::DoNotOptimize(sink);
+    } else if (part == 2) {
+      IdVector32 ids(static_cast<std::size_t>(n));
+      benchmark::DoNotOptimize(ids.data());
+    } else if (part == 3) {
+      randperm_loop_into(std::span<std::uint32_t>(*faulted), gen, RandpermLoop::InsideOut);
+      benchmark::DoNotOptimize((*faulted)[static_cast<std::size_t>(n / 2)]);
+    } else {
+      const SampleOrder order = randperm_order(n, gen);
+      benchmark::DoNotOptimize(order[n / 2]);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetLabel(part == 0   ? "generator words (2 per id)"
+                 : part == 1 ? "words + modulo (swap targets)"
+                 : part == 2 ? "fault in a fresh 4-byte id array"
+                 : part == 3 ? "inside-out loop, array already faulted in"
+                             : "randperm_order: one permutation (the floor)");
+}
+BENCHMARK(BM_RandpermFloor)
+    ->ArgNames({"n", "part"})
+    ->ArgsProduct({{1'000'000'000}, {0, 1, 2, 3, 4}})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+
 // The simulator: every rank's loader replayed as Accelerate runs it, every batch materialised in a trace.
 void BM_Simulate(benchmark::State& state) {
   const trace::LoaderCase c = job(64, 1'000'000, 8, state.range(0) != 0);
@@ -190,6 +251,44 @@ void BM_Audit4096x1e9(benchmark::State& state) {
   state.counters["peak_rss_GiB"] = peak_gib;
 }
 BENCHMARK(BM_Audit4096x1e9)->ArgName("shuffle")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
+
+// Issue 25's job, `accel-sim --ranks 4096 --dataset-len 1000000000 --shuffle --seed 7`: an Accelerator's
+// RandomSampler (batch 1) with a data_seed it ignores, whose fix (the seedable sampler) the report simulates. One
+// permutation is drawn (the ids shown); the fix's counts and every alternative's come from the loaders' structure.
+// Compare with BM_RandpermFloor part 4 (and its part 2, the page faults, which vary between runs on a VM).
+void BM_WhatIfIssue25(benchmark::State& state) {
+  // The config the CLI builds from those flags (`accel-sim trace --ranks 4096 ... --shuffle --seed 7` prints it).
+  const trace::Json config = trace::Json::parse(R"({"api": "accelerator", "dataset_kind": "map",
+      "dataset_len": 1000000000, "batch_size": 1, "num_processes": 4096, "drop_last": false, "shuffle": true,
+      "dataset_generator": false, "accelerator": {"device_placement": true, "rng_types": ["generator"],
+      "split_batches": false, "dispatch_batches": null, "even_batches": true, "use_seedable_sampler": false,
+      "data_seed": 7, "non_blocking": false, "use_stateful_dataloader": false}, "set_seed": null,
+      "set_seed_device_specific": false, "multiprocess": true, "epochs": 1, "schedule": ["prepared"],
+      "set_epoch": null, "skip_first_batches": null, "torch_version": "2.6"})");
+  const trace::LoaderCase c = std::get<trace::LoaderCase>(trace::parse_config(config));
+  double peak_gib = 0, user_s = 0, sys_s = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t child = fork();
+    if (child == 0) {
+      const auto report = analysis::what_if(c);
+      _exit(report.scenarios.front().coverage.counts.duplicated == 1536 ? 0 : 3);
+    }
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) state.SkipWithError("what-if child failed or counted wrong");
+    peak_gib = static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);
+    // The child's CPU, which the parent's CPU column does not include: user is the shuffle, sys the page faults.
+    user_s = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+    sys_s = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+  }
+  state.counters["peak_rss_GiB"] = peak_gib;
+  state.counters["user_s"] = user_s;
+  state.counters["sys_s"] = sys_s;
+}
+BENCHMARK(BM_WhatIfIssue25)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
 
 // skip_first_batches(loader, 500000) and the first batch after it: O(1), not 500k batches iterated.
 void BM_SkipFirstBatches500k(benchmark::State& state) {

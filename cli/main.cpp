@@ -16,6 +16,7 @@
 #include <iterator>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "analysis/eval_metrics.hpp"
 #include "analysis/findings.hpp"
@@ -505,8 +506,14 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
 
+// Which subcommands get their flags. CLI11 compares every new option with every option of its command, so the
+// ~300 flags of all seven commands cost more than the rest of a what-if's process (issue 25: 12 of its 15 million
+// instructions); a command is only given its flags when its name is a word of the command line, since otherwise it
+// cannot be the one parsed (a word that only happens to be a value costs that command's flags, nothing else).
+enum class Commands { All, Named };
+
 // Every command, flag and the variable it fills: built once per command line (and once by
-// command_line_options(), which lists what the fuzzer and the docs generate from).
+// command_line_options(), which lists what the fuzzer and the docs generate from, with every command's flags).
 struct CommandLine {
   CLI::App app{"accel-sim: what HuggingFace Accelerate's data loading does on every rank"};
   LoaderFlags flags;
@@ -539,7 +546,14 @@ struct CommandLine {
   accel::cli::RankFlags launch_flags;
   LoaderFlags launch_loader;
 
-  CommandLine() {
+  CommandLine(Commands which, int argc, char** argv) {
+    const auto wanted = [&](std::string_view name) {
+      if (which == Commands::All) return true;
+      for (int i = 1; i < argc; ++i) {
+        if (argv[i] == name) return true;
+      }
+      return false;
+    };
     app.require_subcommand(0, 1);
     app.footer(
         "Examples:\n"
@@ -552,6 +566,9 @@ struct CommandLine {
         "internal error; run/launch also 3 (--die-at-step), 4 (the job failed) and 5 (ranks hung in a collective, as "
         "predicted).");
     flags.add_to(app);
+    // --help by topic (the loader flags group themselves): each family of options is grouped as it is added, since
+    // a lookup by name afterwards scans every option (issue 25: a tenth of a what-if's start-up).
+    app.option_defaults()->group("Output");
     app.add_flag("--json", report_options.json, "print the what-if report as JSON (docs/report-json.md)");
     app.add_option("--require", report_options.requirements,
                    "also show what `accel-sim check --require LIST` with these flags judges (the same verdicts: one "
@@ -559,37 +576,50 @@ struct CommandLine {
         ->check(accel::cli::non_empty("a comma-separated list of requirements"));
     app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page")
         ->check(accel::cli::non_empty("a FILE"));
+    app.option_defaults()->group("Training loop (with --scheduler)");
     training.add_to(app);
+    app.option_defaults()->group("Resume what-if");
     resume_flags.add_to(app);
-    accel::cli::add_version(app);
+    app.option_defaults()->group("Evaluation (gather_for_metrics)");
     eval_flags.add_to(app, /*with_switch=*/true);
-    // --help by topic (the loader flags group themselves).
-    const auto group = [this](const std::string& name, std::initializer_list<const char*> flags) {
-      for (const char* flag : flags) {
-        if (CLI::Option* o = app.get_option_no_throw(flag)) o->group(name);
-      }
-    };
-    group("Output", {"--json", "--html", "--require", "--version"});
-    group("Training loop (with --scheduler)",
-          {"--scheduler", "--grad-accum", "--warmup", "--total-steps", "--lr", "--step-size", "--gamma",
-           "--overflow-steps", "--overflow-prob", "--overflow-seed"});
-    group("Resume what-if", {"--resume-at", "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
-                             "--resume-batch-size", "--resume-skip"});
-    group("Evaluation (gather_for_metrics)", {"--eval", "--use-gather-object", "--eval-break-after"});
+    // The subcommands below inherit these defaults: their options are not grouped.
+    app.option_defaults()->group("Options");
+    accel::cli::add_version(app);
+    app.get_option("--version")->group("Output");
 
     trace_cmd = app.add_subcommand("trace", "simulate a config and print its trace (golden schema JSON)");
+    if (wanted("trace")) add_trace_flags();
+    diff_cmd = app.add_subcommand("diff", "compare two trace files; exit 1 at the first divergence");
+    if (wanted("diff")) add_diff_flags();
+    check_cmd =
+        app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
+    if (wanted("check")) add_check_flags();
+    compare_cmd = app.add_subcommand(
+        "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+    if (wanted("compare")) add_compare_flags();
+    run_cmd = app.add_subcommand(
+        "run",
+        "one real rank (under torchrun or launch): run the core over Gloo/NCCL; rank 0 diffs with the simulator");
+    if (wanted("run")) add_run_flags();
+    launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
+    if (wanted("launch")) add_launch_flags();
+  }
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+ private:
+  void add_trace_flags() {
     trace_cmd
         ->add_option("--config", config_path, "JSON file with a `config` object (a golden case works; - for stdin)")
         ->check(accel::cli::non_empty("a FILE, or - for stdin"));
     trace_flags.add_to(*trace_cmd);
     trace_training.add_to(*trace_cmd);
-
-    diff_cmd = app.add_subcommand("diff", "compare two trace files; exit 1 at the first divergence");
+  }
+  void add_diff_flags() {
     diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
     diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
-
-    check_cmd =
-        app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
+  }
+  void add_check_flags() {
     check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)")
         ->check(accel::cli::non_empty("a FILE, or - for stdin"));
     check_cmd
@@ -610,22 +640,19 @@ struct CommandLine {
     // Every flag the what-if takes, read the same way: the gate judges the configuration the report describes.
     check_training.add_to(*check_cmd);
     check_eval.add_to(*check_cmd, /*with_switch=*/true);
-
-    compare_cmd = app.add_subcommand(
-        "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
+  }
+  void add_compare_flags() {
     compare_cmd->add_flag("--reference", compare_reference,
                           "compare with the real Accelerate (golden/setup-reference)");
     compare_cmd->add_option("--config", compare_config_path, "JSON file with a `config` object instead of the flags")
         ->check(accel::cli::non_empty("a FILE"));
     compare_flags.add_to(*compare_cmd);
-
-    run_cmd = app.add_subcommand(
-        "run",
-        "one real rank (under torchrun or launch): run the core over Gloo/NCCL; rank 0 diffs with the simulator");
+  }
+  void add_run_flags() {
     run_flags.add_to(*run_cmd);
     run_loader.add_to(*run_cmd);
-
-    launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
+  }
+  void add_launch_flags() {
     // Checked before anything is forked: each rank is a process with its own LibTorch and two pipes here.
     accel::cli::add_integer(*launch_cmd, "--nproc", nproc,
                             "number of ranks to start (1 to " + std::to_string(accel::cli::kMaxLaunchRanks) + ")")
@@ -633,8 +660,6 @@ struct CommandLine {
     launch_flags.add_to(*launch_cmd);
     launch_loader.add_to(*launch_cmd);
   }
-  CommandLine(const CommandLine&) = delete;
-  CommandLine& operator=(const CommandLine&) = delete;
 };
 
 // "unknown option --rank; did you mean --ranks?" for the first word that looks like an option and is none of the
@@ -670,7 +695,7 @@ std::optional<std::string> unknown_option_message(const CLI::App& app, int argc,
 }
 
 int run_cli(int argc, char** argv) {
-  CommandLine cl;
+  CommandLine cl(Commands::Named, argc, argv);
   cl.report_options.command_line = command_line_of(argc, argv);
   CLI::App& app = cl.app;
 
@@ -794,7 +819,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 std::vector<accel::cli::CommandLineOption> accel::cli::command_line_options() {
-  CommandLine cl;
+  CommandLine cl(Commands::All, 0, nullptr);
   std::vector<CommandLineOption> out;
   const auto list = [&out](const CLI::App& app, const std::string& command) {
     for (const CLI::Option* o : app.get_options()) {

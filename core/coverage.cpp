@@ -56,38 +56,55 @@ std::vector<Segment> sweep(const std::vector<PositionRun>& runs, std::int64_t sa
 
 }  // namespace
 
+CoverageCounts permutation_coverage_counts(const std::vector<PositionRun>& runs, std::int64_t samples,
+                                           std::int64_t dataset_len, std::int64_t resume_from) {
+  CoverageCounts c;
+  c.dataset_len = dataset_len;
+  for (const auto& r : runs) c.yielded += (r.end - r.begin) * r.times;
+  for (const Segment& s : sweep(runs, samples)) {
+    const std::int64_t width = s.end - s.begin;
+    if (s.times == 0) {
+      const std::int64_t before = std::clamp(resume_from - s.begin, std::int64_t{0}, width);
+      c.before_resume += before;
+      c.dropped += width - before;
+    } else {
+      c.distinct += width;
+      c.max_times = std::max(c.max_times, s.times);
+      if (s.times > 1) {
+        c.repeated += width;
+        c.duplicated += width * (s.times - 1);
+      }
+    }
+  }
+  c.dropped += dataset_len - samples;  // none for a true permutation
+  return c;
+}
+
 CoverageDetail measure_coverage(const std::vector<PositionRun>& runs, const SampleOrder& order,
                                 std::int64_t dataset_len, bool permutation, std::size_t limit,
                                 std::int64_t resume_from) {
   CoverageDetail d;
   d.counts.dataset_len = dataset_len;
   const std::int64_t samples = order.size();
-  for (const auto& r : runs) d.counts.yielded += (r.end - r.begin) * r.times;
   if (permutation) {
+    d.counts = permutation_coverage_counts(runs, samples, dataset_len, resume_from);
+    // The ids: only the first `limit` positions of the dropped and of the duplicated segments are read.
     for (const Segment& s : sweep(runs, samples)) {
-      const std::int64_t width = s.end - s.begin;
+      if (d.dropped_ids.size() >= limit && d.duplicated_ids.size() >= limit) break;
       if (s.times == 0) {
-        const std::int64_t before = std::clamp(resume_from - s.begin, std::int64_t{0}, width);
-        d.counts.before_resume += before;
-        d.counts.dropped += width - before;
+        const std::int64_t before = std::clamp(resume_from - s.begin, std::int64_t{0}, s.end - s.begin);
         for (std::int64_t p = s.begin + before; p < s.end && d.dropped_ids.size() < limit; ++p) {
           d.dropped_ids.push_back(order[p]);
         }
-      } else {
-        d.counts.distinct += width;
-        d.counts.max_times = std::max(d.counts.max_times, s.times);
-        if (s.times > 1) {
-          d.counts.repeated += width;
-          d.counts.duplicated += width * (s.times - 1);
-          for (std::int64_t p = s.begin; p < s.end && d.duplicated_ids.size() < limit; ++p) {
-            d.duplicated_ids.push_back(order[p]);
-          }
+      } else if (s.times > 1) {
+        for (std::int64_t p = s.begin; p < s.end && d.duplicated_ids.size() < limit; ++p) {
+          d.duplicated_ids.push_back(order[p]);
         }
       }
     }
-    d.counts.dropped += dataset_len - samples;  // none for a true permutation
     return d;
   }
+  for (const auto& r : runs) d.counts.yielded += (r.end - r.begin) * r.times;
   // A sampler with replacement or num_samples != len: count every id.
   MultiplicityCounter counter(dataset_len);
   for (const auto& r : runs) {

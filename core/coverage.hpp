@@ -49,6 +49,11 @@ CoverageDetail measure_coverage(const std::vector<PositionRun>& runs, const Samp
                                 std::int64_t dataset_len, bool permutation, std::size_t limit = 10,
                                 std::int64_t resume_from = 0);
 
+// measure_coverage's counts for an order of `samples` positions that is a permutation of the dataset, from the
+// runs alone: no order, no ids (O(runs log runs)).
+CoverageCounts permutation_coverage_counts(const std::vector<PositionRun>& runs, std::int64_t samples,
+                                           std::int64_t dataset_len, std::int64_t resume_from = 0);
+
 // How often each dataset sample is yielded, one byte per sample: the fall-back for orders that are not
 // permutations and for replays. A byte saturates at 255; the rare sample yielded 255 times or more
 // keeps its exact count on the side, so every count (max_times included) stays exact.

@@ -98,6 +98,21 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   return sampler.iterate_in_loader();
 }
 
+std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& options,
+                                                    std::int64_t pass) {
+  // An iterable dataset's order is sequential or a fresh randperm(dataset_len): a permutation either way.
+  if (loader.dataset_kind == DatasetKind::Iterable) return loader.dataset_len;
+  PrepareOptions rank0 = options;
+  rank0.process_index = 0;
+  Sampler sampler(sampler_for(loader, rank0, resolve_dispatch_batches(loader, options)));
+  if (!sampler.yields_permutation()) return std::nullopt;
+  // pass_order's seedable sampler raises on its epoch's seed; a RandomSampler's passes raise nothing when each
+  // is a permutation (only an empty dataset does, which the constructor has refused).
+  sampler.set_epoch(sampler.is_seedable() ? pass : 0);
+  sampler.check_iterate();
+  return sampler.size();
+}
+
 namespace {
 
 // The inputs pass_order() reads, with everything it ignores set to one value.

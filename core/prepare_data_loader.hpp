@@ -74,6 +74,13 @@ bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions
 // dataset generator produces it: what every rank shares unless an unsynchronised shuffle differs.
 SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass);
 
+// pass_order(loader, options, pass).size() when that order is a permutation of the dataset (every id once), raising
+// what drawing it raises, in O(1) without drawing it; nullopt when it is not a permutation (sampling with
+// replacement, num_samples != len), which only the draw itself tells apart. The coverage counts of a permutation
+// follow from the loaders' structure alone (core/coverage.hpp), so a caller that needs no ids needs no draw.
+std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& options,
+                                                    std::int64_t pass);
+
 // Whether pass_order() gives both configs the same order. It reads neither the batch size, drop_last,
 // even_batches, split_batches nor the rank, so variants of one config that differ only there share
 // one shuffle, which a caller comparing them can draw once.

@@ -38,8 +38,7 @@ SampleOrder Sampler::iterate() {
       return draw(fresh);
     }
     case SamplerKind::SeedableRandom: {
-      const PythonInt seed = options_.initial_seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
-      TorchGenerator gen(torch_seed_or_raise(seed, "iterate", options_.torch_version));
+      TorchGenerator gen(torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version));
       if (mutant(Mutation::SeedFromEntropy)) gen.manual_seed(std::random_device{}());
       SampleOrder order = draw(gen);
       ++epoch_;
@@ -47,6 +46,18 @@ SampleOrder Sampler::iterate() {
     }
   }
   return SampleOrder::sequential(0);
+}
+
+PythonInt Sampler::pass_seed() const {
+  return options_.initial_seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
+}
+
+bool Sampler::yields_permutation() const noexcept {
+  return options_.kind == SamplerKind::Sequential || (!options_.replacement && size() == options_.dataset_len);
+}
+
+void Sampler::check_iterate() const {
+  if (is_seedable()) (void)torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version);
 }
 
 SampleOrder Sampler::iterate_in_loader() {

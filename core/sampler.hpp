@@ -86,10 +86,18 @@ class Sampler {
   // the sampler: one process (both draw from the global generator) or a user's DataLoader(generator=g).
   SampleOrder iterate_in_loader();
 
+  // iterate() yields every id of the dataset exactly once (a sequential order, or a shuffle without
+  // replacement of num_samples == len), so what a pass covers follows from the loaders' structure alone.
+  bool yields_permutation() const noexcept;
+  // Raises what iterate() raises before it draws (a SeedableRandomSampler's initial_seed + epoch out of
+  // torch's range), without drawing: for callers that need only the counts of a permutation.
+  void check_iterate() const;
+
   // Draws through `memo`, shared with samplers that would make the same draws (other simulated ranks).
   void share_draws(std::shared_ptr<DrawMemo> memo) noexcept { memo_ = std::move(memo); }
 
  private:
+  PythonInt pass_seed() const;  // SeedableRandom: what this pass seeds manual_seed with
   SampleOrder draw(TorchGenerator& gen) const;
   SampleOrder draw_uncached(TorchGenerator& gen) const;
 

@@ -128,5 +128,40 @@ TEST(WhatIfAdvice, IgnoredDataSeedIsFixedBySimulatingTheSeedableSampler) {
       << w->message;
 }
 
+// Issue 25: the fix's counts come from the loaders' structure, without drawing the seedable sampler's shuffle; they
+// are the counts the drawn shuffle gives (a full analysis of the fixed config, ids and all).
+TEST(WhatIfAdvice, IgnoredDataSeedFixQuotesTheDrawnShufflesCounts) {
+  for (const bool drop_last : {false, true}) {
+    auto c = testing::map_case(7, 101, 3);
+    c.loader.shuffle = true;
+    c.loader.drop_last = drop_last;
+    c.prepare.data_seed = PythonInt{3};
+    c.prepare.use_seedable_sampler = false;
+    auto seedable = c;
+    seedable.prepare.use_seedable_sampler = true;
+    const Scenario drawn = analyze(seedable, "use_seedable_sampler=True", "--use-seedable-sampler");
+    ASSERT_FALSE(drawn.rejected);
+    ASSERT_GT(drawn.coverage.counts.duplicated + drawn.coverage.counts.dropped, 0);
+    ASSERT_FALSE(drawn.coverage.duplicated_ids.empty() && drawn.coverage.dropped_ids.empty());  // it was drawn
+    const Warning* w = find_warning(what_if(c), code::kDataSeedIgnored);
+    ASSERT_NE(w, nullptr);
+    const std::string counts = std::to_string(drawn.coverage.counts.duplicated) + " duplicated, " +
+                               std::to_string(drawn.coverage.counts.dropped) + " never seen";
+    EXPECT_NE(w->message.find(counts), std::string::npos) << w->message;
+  }
+}
+
+// A fix whose seed torch cannot take is not quoted as one, with or without the draw.
+TEST(WhatIfAdvice, IgnoredDataSeedFixThatTorchRefusesIsNotQuoted) {
+  auto c = testing::map_case(4, 100, 1);
+  c.loader.shuffle = true;
+  c.prepare.data_seed = kTorchSeedEnd;  // manual_seed(2^64) overflows
+  c.prepare.use_seedable_sampler = false;
+  const Warning* w = find_warning(what_if(c), code::kDataSeedIgnored);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->message.find("(simulated)"), std::string::npos) << w->message;
+  EXPECT_NE(w->message.find("--use-seedable-sampler, or set_seed, seeds the shuffle"), std::string::npos) << w->message;
+}
+
 }  // namespace
 }  // namespace accel::analysis

@@ -1,6 +1,10 @@
 // prepare_data_loader's errors: raised for the same configs as Accelerate, with the same meaning.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "tests/support/loader_configs.hpp"
@@ -51,6 +55,82 @@ TEST(PrepareDataLoader, DispatchNeedsPutOnDevice) {
 TEST(PrepareDataLoader, RejectsNonPositiveBatchSize) {
   const auto e = error_of(map_loader(10, 0), PrepareOptions{});
   EXPECT_EQ(e.type(), PyErrorType::ValueError);
+}
+
+// permutation_pass_length (issue 25) stands in for pass_order where only a permutation's counts are needed: the
+// same length, the same errors, and nothing for an order that is not a permutation.
+std::optional<std::int64_t> drawn_permutation_length(const DataLoaderArgs& dl, const PrepareOptions& po,
+                                                     std::int64_t pass) {
+  const SampleOrder order = pass_order(dl, po, pass);
+  std::vector<bool> seen(static_cast<std::size_t>(dl.dataset_len), false);
+  for (std::int64_t p = 0; p < order.size(); ++p) {
+    const std::int64_t id = order[p];
+    if (id < 0 || id >= dl.dataset_len || seen[static_cast<std::size_t>(id)]) return std::nullopt;
+    seen[static_cast<std::size_t>(id)] = true;
+  }
+  if (order.size() != dl.dataset_len) return std::nullopt;
+  return order.size();
+}
+
+TEST(PermutationPassLength, AgreesWithTheDrawnOrder) {
+  for (const bool seedable : {false, true}) {
+    for (const bool replacement : {false, true}) {
+      for (const std::optional<std::int64_t> num_samples :
+           {std::optional<std::int64_t>{}, std::optional<std::int64_t>{37}, std::optional<std::int64_t>{50}}) {
+        DataLoaderArgs dl = map_loader(50, 4, false, true);
+        dl.replacement = replacement;
+        dl.num_samples = num_samples;
+        PrepareOptions po;
+        po.num_processes = 3;
+        po.use_seedable_sampler = seedable;
+        po.data_seed = PythonInt{11};
+        for (std::int64_t pass = 0; pass < 3; ++pass) {
+          EXPECT_EQ(permutation_pass_length(dl, po, pass), drawn_permutation_length(dl, po, pass))
+              << "seedable " << seedable << " replacement " << replacement << " num_samples "
+              << num_samples.value_or(-1) << " pass " << pass;
+        }
+      }
+    }
+  }
+  PrepareOptions po;
+  po.num_processes = 2;
+  EXPECT_EQ(permutation_pass_length(map_loader(9, 2), po, 0), 9);  // sequential
+  DataLoaderArgs iterable = map_loader(9, 2);
+  iterable.dataset_kind = DatasetKind::Iterable;
+  iterable.dataset_generator_seed = 5;
+  EXPECT_EQ(permutation_pass_length(iterable, po, 1), drawn_permutation_length(iterable, po, 1));
+}
+
+TEST(PermutationPassLength, RaisesWhatTheDrawRaises) {
+  const auto raised = [](const auto& f) -> std::string {
+    try {
+      f();
+    } catch (const AccelerateError& e) {
+      return std::string(python_name(e.type())) + " in " + e.where() + ": " + e.message();
+    }
+    return "nothing";
+  };
+  // A seedable sampler seeds initial_seed + epoch: 2^64 - 1 holds on pass 0 and overflows on pass 1.
+  DataLoaderArgs dl = map_loader(20, 4, false, true);
+  PrepareOptions po;
+  po.num_processes = 2;
+  po.use_seedable_sampler = true;
+  po.data_seed = kTorchSeedEnd - 1;
+  for (const TorchVersion torch : {TorchVersion::v1_13, TorchVersion::v2_6}) {
+    po.torch_version = torch;
+    for (std::int64_t pass = 0; pass < 2; ++pass) {
+      const std::string drawn = raised([&] { (void)pass_order(dl, po, pass); });
+      EXPECT_EQ(raised([&] { (void)permutation_pass_length(dl, po, pass); }), drawn) << "pass " << pass;
+      EXPECT_EQ(drawn == "nothing", pass == 0) << drawn;
+    }
+  }
+  // A shuffled empty dataset: RandomSampler's constructor refuses num_samples=0.
+  PrepareOptions random;
+  random.num_processes = 2;
+  const DataLoaderArgs empty = map_loader(0, 4, false, true);
+  const std::string drawn = raised([&] { (void)pass_order(empty, random, 0); });
+  EXPECT_NE(drawn, "nothing");
+  EXPECT_EQ(raised([&] { (void)permutation_pass_length(empty, random, 0); }), drawn);
 }
 
 }  // namespace
