@@ -38,6 +38,7 @@
 #include "core/error.hpp"
 #include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
+#include "reports/full_terminal_report.hpp"
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/resume_render.hpp"
@@ -459,15 +460,16 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   const auto train = training_summary(flags, training);
   std::optional<accel::analysis::EvalReport> evaluation;
   if (eval.eval && !report.scenarios.front().rejected) evaluation = accel::analysis::eval_report(eval.metrics_case(config));
+  accel::reports::ReportSections sections;
+  sections.training = train ? &*train : nullptr;
+  sections.resume = resume ? &*resume : nullptr;
+  sections.eval = evaluation ? &*evaluation : nullptr;
+  sections.gate = gate ? &*gate : nullptr;
+  sections.requirements = out.requirements;
+  const auto findings = accel::analysis::collect_findings(report, sections.training, sections.resume, sections.eval);
   if (!out.html_path.empty()) {
-    accel::reports::HtmlSections sections;
-    sections.training = train ? &*train : nullptr;
-    sections.resume = resume ? &*resume : nullptr;
-    sections.eval = evaluation ? &*evaluation : nullptr;
-    accel::cli::write_output_file(out.html_path, accel::reports::render_html(report, sections), "--html");
+    accel::cli::write_output_file(out.html_path, accel::reports::render_html(report, findings, sections), "--html");
   }
-  const auto findings = accel::analysis::collect_findings(
-      report, train ? &*train : nullptr, resume ? &*resume : nullptr, evaluation ? &*evaluation : nullptr);
   if (out.json) {
     Json j = accel::reports::render_json(report);
     j["verdict"] = findings.verdict;
@@ -494,14 +496,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
     if (gate) j["requirements"] = accel::reports::render_check_json(*gate, out.command_line);
     std::cout << accel::trace::dump(j);
   } else {
-    std::cout << "verdict: " << findings.verdict << "\n";
-    std::cout << accel::reports::render_terminal(report);
-    if (train) std::cout << "\n" << accel::reports::render_training_terminal(*train);
-    if (resume) std::cout << "\n" << accel::reports::render_resume_terminal(*resume);
-    if (evaluation) std::cout << "\n" << accel::reports::render_eval_terminal(*evaluation);
-    if (gate)
-      std::cout << "\nCI gate (check --require " << out.requirements << "):\n"
-                << accel::reports::render_check_text(*gate);
+    std::cout << accel::reports::render_full_terminal(report, findings, sections);
   }
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }

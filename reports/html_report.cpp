@@ -8,12 +8,9 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <variant>
 
-#include "reports/eval_render.hpp"
 #include "reports/resume_render.hpp"
-#include "reports/terminal_report.hpp"
-#include "reports/training_render.hpp"
-#include "reports/warning_render.hpp"
 
 namespace accel::reports {
 namespace {
@@ -42,6 +39,13 @@ std::string ids_text(const std::vector<SampleId>& ids, bool more) {
   return s;
 }
 
+// An "every pass" cell: the first ids (with "..." when there are more), "-" when there are none.
+std::string ids_cell(bool drawn, const std::vector<SampleId>& ids, std::int64_t count) {
+  if (count == 0) return "-";
+  if (!drawn) return "(not drawn)";
+  return escape_markup(ids_text(ids, count > 10));  // the analysis names the first 10
+}
+
 std::string swatch(const char* colour, const std::string& label) {
   return std::string("<span class=\"sw\" style=\"background:") + colour + "\"></span>" + escape_markup(label);
 }
@@ -67,13 +71,24 @@ std::string text(double x, double y, const std::string& t, int size = 11, const 
 
 // Steps per rank: one bar per rank (or per group of ranks at scale, the group's fewest steps drawn and its
 // missing steps up to the most on top in the "no batch" colour, at least a few pixels so a short rank shows).
+// When the ranks differ by a sliver of the total (391 and 390), bars from 0 would look equal: the axis then
+// starts below the fewest, as far below it as the difference, so the short bars stand half as tall, and the
+// axis says where it starts.
+std::int64_t steps_axis_base(const analysis::Scenario& s) {
+  const std::int64_t spread = s.max_steps - s.min_steps;
+  return spread > 0 && spread * 5 < s.max_steps ? std::max<std::int64_t>(0, s.min_steps - spread) : 0;
+}
+
 std::string steps_chart(const analysis::Scenario& s) {
   const std::int64_t R = static_cast<std::int64_t>(s.batches_per_rank.size());
-  const int width = 760, height = 150, left = 44, top = 8;
+  const int width = 760, height = 150, left = 56, top = 8;
   const std::int64_t groups = std::min<std::int64_t>(R, 360);
   const double bar = static_cast<double>(width - left) / static_cast<double>(std::max<std::int64_t>(groups, 1));
-  const double full = static_cast<double>(std::max<std::int64_t>(s.max_steps, 1));
+  const std::int64_t spread = s.max_steps - s.min_steps;
+  const std::int64_t base = steps_axis_base(s);
+  const double full = static_cast<double>(std::max<std::int64_t>(s.max_steps - base, 1));
   const double plot = height - top;
+  const auto y_of = [&](std::int64_t steps) { return top + plot - plot * static_cast<double>(steps - base) / full; };
   std::ostringstream os;
   os << "<svg class=\"chart\" id=\"steps\" width=\"" << width << "\" height=\"" << height + 22
      << "\" role=\"img\" aria-label=\"steps per rank\">";
@@ -84,8 +99,8 @@ std::string steps_chart(const analysis::Scenario& s) {
       fewest = std::min(fewest, s.batches_per_rank[static_cast<std::size_t>(r)]);
       most = std::max(most, s.batches_per_rank[static_cast<std::size_t>(r)]);
     }
-    const double h = plot * static_cast<double>(fewest) / full;
-    double missing = plot * static_cast<double>(s.max_steps - fewest) / full;
+    const double h = top + plot - y_of(fewest);
+    double missing = y_of(fewest) - y_of(s.max_steps);
     if (fewest < s.max_steps) missing = std::max(missing, 6.0);
     const double x = left + static_cast<double>(g) * bar, w = std::max(1.0, bar - (bar > 3 ? 1 : 0));
     const std::string who = ranks_text(lo, hi);
@@ -95,7 +110,21 @@ std::string steps_chart(const analysis::Scenario& s) {
     os << rect(x, top + plot - h, w, h, kBatch, title);
     if (fewest < s.max_steps) os << rect(x, top + plot - h - missing, w, missing, kDone, title);
   }
-  os << text(0, top + 10, std::to_string(s.max_steps)) << text(0, top + plot, "0");
+  // The y axis: the most, the fewest (when it differs) and where the axis starts, each at its height.
+  const auto tick = [&](std::int64_t steps, double y) {
+    os << "<line x1=\"" << left - 4 << "\" y1=\"" << num(y) << "\" x2=\"" << left << "\" y2=\"" << num(y)
+       << "\" stroke=\"#888\"/>" << text(left - 6, y + 4, std::to_string(steps), 11, "end");
+  };
+  tick(s.max_steps, top);
+  if (spread > 0 && y_of(s.min_steps) - top >= 12 && top + plot - y_of(s.min_steps) >= 12) {
+    tick(s.min_steps, y_of(s.min_steps));
+  }
+  tick(base, top + plot);
+  if (base > 0) {
+    // A break in the axis: the bars do not start at 0.
+    os << "<path d=\"M" << left - 8 << "," << num(top + plot - 10) << " l8,-4 M" << left - 8 << ","
+       << num(top + plot - 6) << " l8,-4\" stroke=\"#444\" fill=\"none\"/>";
+  }
   // Readable rank ticks at any scale: at most nine labels.
   const std::int64_t ticks = std::min<std::int64_t>(R, 9);
   for (std::int64_t k = 0; k < ticks; ++k) {
@@ -108,6 +137,23 @@ std::string steps_chart(const analysis::Scenario& s) {
   }
   os << "</svg>";
   return os.str();
+}
+
+// The difference the steps chart shows, in words: who has fewer steps and by how many.
+std::string steps_difference(const analysis::Scenario& s) {
+  std::string out;
+  if (s.short_ranks.empty()) {
+    out = "every rank: " + analysis::counted(s.max_steps, "step");
+  } else {
+    out = "ranks " + analysis::rank_ranges(s.short_ranks) + ": " +
+          (s.min_steps == s.max_steps - 1 ? std::to_string(s.min_steps) : "as few as " + std::to_string(s.min_steps)) +
+          " steps, " + std::to_string(s.max_steps - s.min_steps) + " fewer than the most (" +
+          std::to_string(s.max_steps) + ")";
+  }
+  if (const std::int64_t base = steps_axis_base(s); base > 0) {
+    out += "; the axis starts at " + std::to_string(base) + ", not 0, so the difference shows";
+  }
+  return out;
 }
 
 // The coverage strip: one column per bin of ids, stacked by the bin's exact counts (once, duplicated,
@@ -304,7 +350,8 @@ std::string timeline_svg(const analysis::Scenario& s) {
 }
 
 std::string lr_chart(const analysis::TrainingSummary& t) {
-  const int width = 760, height = 180, left = 64, bottom = 24, top = 10;
+  // Two label rows under the plot: the optimizer steps, then the epochs.
+  const int width = 760, height = 180, left = 84, bottom = 40, top = 10;
   std::ostringstream os;
   os << "<svg class=\"chart\" id=\"lr\" width=\"" << width << "\" height=\"" << height + bottom
      << "\" role=\"img\" aria-label=\"learning rate over optimizer steps\">";
@@ -319,10 +366,17 @@ std::string lr_chart(const analysis::TrainingSummary& t) {
   const double last = static_cast<double>(std::max<std::int64_t>(t.lr_curve.back().optimizer_step, 1));
   const auto px = [&](double step) { return left + (width - left - 10) * step / last; };
   const auto py = [&](double lr) { return top + (height - top) * (1 - (lr - lo) / (hi - lo)); };
-  // Epoch boundaries.
+  // Epoch boundaries, and each epoch's name under its span (none closer than 56 px to the one before).
   std::int64_t at = 0;
+  double named = -1000;
   for (const auto& e : t.epochs) {
+    const double from = px(static_cast<double>(at));
     at += e.optimizer_steps + e.skipped_steps;
+    const double mid = (from + px(static_cast<double>(at))) / 2;
+    if (mid - named >= 56) {
+      os << text(mid, height + 32, "epoch " + std::to_string(e.epoch), 10, "middle");
+      named = mid;
+    }
     os << "<line x1=\"" << num(px(static_cast<double>(at))) << "\" y1=\"" << top << "\" x2=\""
        << num(px(static_cast<double>(at))) << "\" y2=\"" << height
        << "\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"><title>end of epoch " << e.epoch << ": " << e.optimizer_steps
@@ -351,24 +405,54 @@ std::string lr_chart(const analysis::TrainingSummary& t) {
        << "\" r=\"3\" fill=\"transparent\"><title>optimizer step " << p.optimizer_step << " (epoch " << p.epoch
        << "): lr " << p.lr << ", last_epoch " << p.last_epoch << "</title></circle>";
   }
-  std::ostringstream hi_text, lo_text;
-  hi_text << hi;
-  lo_text << lo;
-  os << text(0, top + 10, "lr " + hi_text.str(), 10) << text(0, height, "lr " + lo_text.str(), 10)
-     << text(left, height + 16, "optimizer step 0", 10)
+  // The y labels end left of the plot, each beside a tick at its own height, clear of the curve.
+  const auto y_label = [&](double lr) {
+    std::ostringstream v;
+    v << lr;
+    const double y = py(lr);
+    os << "<line x1=\"" << left - 4 << "\" y1=\"" << num(y) << "\" x2=\"" << left << "\" y2=\"" << num(y)
+       << "\" stroke=\"#888\"/>" << text(left - 6, y + 4, "lr " + v.str(), 10, "end");
+  };
+  y_label(hi);
+  y_label(lo);
+  os << text(left, height + 16, "optimizer step 0", 10)
      << text(width - 10, height + 16, "optimizer step " + std::to_string(t.lr_curve.back().optimizer_step), 10, "end")
      << "</svg>";
   return os.str();
 }
 
-std::string warnings_html(const std::vector<analysis::Warning>& warnings) {
-  std::string out;
-  for (const auto& w : warnings) {
-    out += std::string("<p class=\"finding ") + analysis::severity_name(w.severity) + "\"><b>" +
-           analysis::severity_name(w.severity) + "[" + escape_markup(w.code) + "]</b> " + escape_markup(w.message) +
-           "</p>";
+// A finding's simulated fix, where it carries one: the flags of the option simulated exact (evidence "flags").
+const std::string* fix_flags(const analysis::Warning& w) {
+  for (const auto& [key, value] : w.evidence) {
+    if (key == "flags") return std::get_if<std::string>(&value);
   }
-  return out;
+  return nullptr;
+}
+
+// The verdict line and every finding in the list's order (errors first): a severity badge, the code, the
+// section it comes from, the message and the simulated fix.
+std::string findings_html(const analysis::Findings& f) {
+  // The verdict in the colour of the finding it names (the first; none: all is well).
+  const char* tone = "ok";
+  if (!f.list.empty() && f.list.front().warning.severity == analysis::Severity::Error) tone = "bad";
+  if (!f.list.empty() && f.list.front().warning.severity == analysis::Severity::Warning) tone = "warn";
+  std::string out =
+      std::string("<p id=\"verdict\" class=\"verdict ") + tone + "\">verdict: " + escape_markup(f.verdict) + "</p>";
+  if (f.list.empty()) return out;
+  out += "<ol id=\"findings\">";
+  for (const analysis::Finding& x : f.list) {
+    const analysis::Warning& w = x.warning;
+    const char* severity = analysis::severity_name(w.severity);
+    out += std::string("<li class=\"finding ") + severity + "\" data-code=\"" + escape_markup(w.code) +
+           "\" data-section=\"" + escape_markup(x.section) + "\"><span class=\"badge\">" + severity + "</span><b>" +
+           escape_markup(w.code) + "</b> <span class=\"section\">(" + escape_markup(x.section) + ")</span> " +
+           escape_markup(w.message);
+    if (const std::string* flags = fix_flags(w); flags && !flags->empty()) {
+      out += "<div class=\"fix\">simulated fix: <code>" + escape_markup(*flags) + "</code></div>";
+    }
+    out += "</li>";
+  }
+  return out + "</ol>";
 }
 
 std::string training_section(const analysis::TrainingSummary& t) {
@@ -386,7 +470,7 @@ std::string training_section(const analysis::TrainingSummary& t) {
        << e.skipped_steps << "</td><td>" << e.scheduler_steps << "</td><td>" << e.last_epoch_end << "</td><td>"
        << e.lr_end << "</td></tr>";
   }
-  os << "</table>" << warnings_html(t.warnings);
+  os << "</table>";
   return os.str();
 }
 
@@ -406,7 +490,7 @@ std::string resume_section(const analysis::ResumeReport& r) {
        << "</td></tr>";
   }
   os << "</table>";
-  for (const auto& why : r.reasons) os << "<p class=\"finding warning\">" << escape_markup(why) << "</p>";
+  for (const auto& why : r.reasons) os << "<p class=\"reason\">" << escape_markup(why) << "</p>";
   os << "<p>recipe: " << escape_markup(r.recipe.statement) << "</p><pre>" << escape_markup(render_resume_terminal(r))
      << "</pre>";
   return os.str();
@@ -424,30 +508,34 @@ std::string eval_section(const analysis::EvalReport& r) {
        << o.metric_duplicates.count << "</td><td>" << o.metric_missing.count << "</td><td>" << o.gather_samples
        << "</td></tr></table>";
   }
-  os << warnings_html(r.warnings);
   return os.str();
 }
 
 }  // namespace
 
-std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sections) {
+std::string render_html(const analysis::WhatIfReport& r, const analysis::Findings& findings,
+                        const ReportSections& sections) {
   const analysis::Scenario& base = r.scenarios.front();
   std::ostringstream os;
+  // No width cap on the page: the charts are 760 px and the tables as wide as their cells, none wrapped.
   os << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>accel-sim what-if</title><style>"
-        "body{font-family:sans-serif;margin:24px;color:#222;max-width:820px}"
+        "body{font-family:sans-serif;margin:24px;color:#222}"
         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
-        "th{background:#f2f2f2}pre{font-size:11px;white-space:pre-wrap}code{font-size:12px;background:#f4f4f4;padding:"
-        "2px 4px;"
-        "word-break:break-all}.finding{margin:4px 0;font-size:13px}.finding.error b{color:#a0006e}.finding.warning "
-        "b{color:#b35900}"
-        ".finding.note b{color:#555}.legend{font-size:12px;margin:6px "
-        "0}.sw{display:inline-block;width:12px;height:12px;"
-        "margin:0 4px 0 12px;vertical-align:middle}.legend "
-        ".sw:first-child{margin-left:0}h2{font-size:16px;margin-top:28px}"
-        ".meta{font-size:12px;color:#444}.verdict.bad{color:#a0006e;font-weight:bold}.verdict.ok{color:#2e7d32}</"
-        "style></head><body>";
-  os << "<h1>accel-sim what-if</h1><p>" << analysis::counted(r.num_processes, "rank") << ", "
-     << analysis::counted(r.dataset_len, "sample") << " (" << escape_markup(r.dataset_kind) << "-style, "
+        "th{background:#f2f2f2}pre{font-size:11px;white-space:pre;overflow-x:auto;background:#f8f8f8;padding:8px}"
+        "code{font-size:12px;background:#f4f4f4;padding:2px 4px;word-break:break-all}"
+        "#findings{list-style:none;padding:0;margin:8px 0 16px}.finding{margin:6px 0;font-size:13px}"
+        ".badge{display:inline-block;color:#fff;font-weight:bold;padding:1px 6px;margin-right:6px;border-radius:3px}"
+        ".finding.error .badge{background:"
+     << kErrorBadge << "}.finding.warning .badge{background:" << kWarningBadge
+     << "}.finding.note .badge{background:" << kNoteBadge
+     << "}.section{color:#666}.fix{margin:2px 0 0 4px}"
+        ".legend{font-size:12px;margin:6px 0}.sw{display:inline-block;width:12px;height:12px;"
+        "margin:0 4px 0 12px;vertical-align:middle}.legend .sw:first-child{margin-left:0}"
+        "h2{font-size:16px;margin-top:28px}.meta{font-size:12px;color:#444}"
+        ".verdict.bad{color:#a0006e;font-weight:bold}.verdict.warn{color:#b35900;font-weight:bold}"
+        ".verdict.ok{color:#2e7d32}#verdict{font-size:15px}</style></head><body>";
+  os << "<h1>accel-sim what-if</h1>" << findings_html(findings) << "<p>" << analysis::counted(r.num_processes, "rank")
+     << ", " << analysis::counted(r.dataset_len, "sample") << " (" << escape_markup(r.dataset_kind) << "-style, "
      << escape_markup(r.order) << "), batch_size " << base.config.loader.batch_size << ", "
      << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader") << ".</p>";
   os << "<p class=\"meta\" id=\"command\">command: <code>"
@@ -477,12 +565,12 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
        << "</td></tr>";
   }
   os << "</table>";
-  if (!r.warnings.empty()) os << "<h2>Findings</h2>" << warnings_html(r.warnings);
   if (!base.rejected && !base.iteration_error) {
     os << "<h2>Per-step timeline (first pass)</h2><div class=\"legend\">" << swatch(kBatch, "a batch")
        << swatch(kDone, "no batch (loader exhausted)") << swatch(kHang, "waits forever in a collective")
        << swatch(kBlocked, "batch never reached (blocked)") << "</div>" << timeline_svg(base);
-    os << "<h2>Steps per rank (first pass)</h2><div class=\"legend\">" << swatch(kBatch, "steps with a batch")
+    os << "<h2>Steps per rank (first pass)</h2><p class=\"meta\" id=\"steps-difference\">"
+       << escape_markup(steps_difference(base)) << "</p><div class=\"legend\">" << swatch(kBatch, "steps with a batch")
        << swatch(kDone, "steps short of the most (no batch)") << "</div>" << steps_chart(base);
     os << "<h2>Coverage of the dataset (first pass)</h2><div class=\"legend\">" << swatch(kOnce, "seen once")
        << swatch(kDuplicated, "seen more than once") << swatch(kDropped, "never seen");
@@ -490,15 +578,14 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
     os << "</div>" << coverage_svg(base);
     if (r.passes.epochs > 1 && !r.passes.passes.empty()) {
       os << "<h2>Every pass</h2><table id=\"passes\"><tr><th>pass</th><th>loader</th><th>steps (shortest rank)</th>"
-            "<th>samples</th><th>duplicated</th><th>dropped</th><th>first duplicated / dropped ids</th></tr>";
+            "<th>samples</th><th>duplicated</th><th>dropped</th><th>first duplicated ids</th><th>first dropped "
+            "ids</th></tr>";
       for (const auto& p : r.passes.passes) {
         os << "<tr><td>" << p.pass << "</td><td>" << p.loader << "</td><td>" << p.max_steps
            << (p.min_steps != p.max_steps ? " (" + std::to_string(p.min_steps) + ")" : "") << "</td><td>"
            << p.samples_yielded << "</td><td>" << p.duplicated << "</td><td>" << p.dropped << "</td><td>"
-           << (p.ids_drawn ? escape_markup(ids_text(p.duplicated_ids, p.duplicated > 10) + " / " +
-                                           ids_text(p.dropped_ids, p.dropped > 10))
-                           : "(not drawn)")
-           << "</td></tr>";
+           << ids_cell(p.ids_drawn, p.duplicated_ids, p.duplicated) << "</td><td>"
+           << ids_cell(p.ids_drawn, p.dropped_ids, p.dropped) << "</td></tr>";
       }
       os << "</table>";
       if (!r.passes.note.empty()) os << "<p class=\"meta\">" << escape_markup(r.passes.note) << "</p>";
@@ -507,7 +594,8 @@ std::string render_html(const analysis::WhatIfReport& r, const HtmlSections& sec
   if (sections.training) os << training_section(*sections.training);
   if (sections.resume) os << resume_section(*sections.resume);
   if (sections.eval) os << eval_section(*sections.eval);
-  os << "<h2>Terminal report</h2><pre>" << escape_markup(render_terminal(r)) << "</pre></body></html>\n";
+  os << "<h2>Terminal report</h2><pre id=\"terminal\">" << escape_markup(render_full_terminal(r, findings, sections))
+     << "</pre></body></html>\n";
   return os.str();
 }
 

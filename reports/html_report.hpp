@@ -1,18 +1,18 @@
-// The what-if report as one self-contained HTML page (no script, no network) with inline SVG charts:
-// the command line and versions, the options compared, the findings, steps per rank, the dataset's coverage
+// The what-if report as one self-contained HTML page (no script, no network) with inline SVG charts. It opens
+// with the verdict and the findings of every section, errors first (analysis/findings.hpp, the list the terminal
+// and JSON show), then the command line and versions, the options compared, steps per rank, the dataset's coverage
 // (exact fractions per bin of ids), the per-step timeline of every rank (rows and steps aggregated at scale,
 // the ranks that wait and the steps where they do always drawn), and, when they ran, the training loop's lr
-// over the optimizer steps, the resume comparison and the evaluation pass. One colour per state, with a
-// legend; every cell and bar carries an SVG <title> tooltip (rank, step, sample ids).
+// over the optimizer steps, the resume comparison and the evaluation pass, and the whole terminal report. One
+// colour per state, with a legend; every cell and bar carries an SVG <title> tooltip (rank, step, sample ids).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "analysis/eval_metrics.hpp"
-#include "analysis/resume_what_if.hpp"
-#include "analysis/training_summary.hpp"
+#include "analysis/findings.hpp"
 #include "analysis/what_if.hpp"
+#include "reports/full_terminal_report.hpp"
 
 namespace accel::reports {
 
@@ -21,14 +21,9 @@ namespace accel::reports {
 // lays out the timeline) once.
 inline constexpr std::int64_t kHtmlCoverageBins = 760;
 
-// The sections beside the what-if that ran (null: not asked for).
-struct HtmlSections {
-  const analysis::TrainingSummary* training = nullptr;
-  const analysis::ResumeReport* resume = nullptr;
-  const analysis::EvalReport* eval = nullptr;
-};
-
-std::string render_html(const analysis::WhatIfReport& report, const HtmlSections& sections = {});
+// `findings`: analysis::collect_findings over the same report and sections.
+std::string render_html(const analysis::WhatIfReport& report, const analysis::Findings& findings,
+                        const ReportSections& sections = {});
 
 // The state colours (one meaning each), for tests that check a screenshot's pixels.
 namespace html_colour {
@@ -42,6 +37,10 @@ inline constexpr const char* kDropped = "#d43c3c";       // sample never yielded
 inline constexpr const char* kBeforeResume = "#9fc5c5";  // not yielded in a resumed pass: seen before the checkpoint
 inline constexpr const char* kLr = "#1f77b4";
 inline constexpr const char* kLrArea = "#cfe2f3";  // under the lr curve
+// Each finding's severity badge, in colours used nowhere else on the page, so a screenshot shows which comes first.
+inline constexpr const char* kErrorBadge = "#b0003a";
+inline constexpr const char* kWarningBadge = "#c45f00";
+inline constexpr const char* kNoteBadge = "#607080";
 }  // namespace html_colour
 
 }  // namespace accel::reports

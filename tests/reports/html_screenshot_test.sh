@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The HTML report as a person sees it: rendered by headless Chromium, screenshotted, and the
-# screenshot's pixels checked for the chart colours each config must show, small and large jobs alike.
+# screenshot's pixels checked for the chart colours each config must show, small and large jobs alike; and the
+# findings the page opens with, errors first, checked in the pixels and in the DOM Chromium builds.
 # Exit 77 (ctest: Skipped) when Chromium is not installed (apt-get install chromium).
 # SHOTS_DIR=dir keeps the screenshots there.
 set -u
@@ -85,6 +86,29 @@ fi
 # --scheduler: the lr chart is drawn.
 if HEIGHT=2600 shot lr --ranks 4 --dataset-len 1000 --batch-size 8 --scheduler cosine --warmup 10 --total-steps 200; then
   expect lr cfe2f3 5000
+fi
+# Issue 25: the page opens with its findings, errors first. 8 ranks x 391 steps without even_batches hang at step
+# 390 (error[uneven-steps-hang], loader section) and the 10-step schedule ends early (a training warning): the first
+# severity badge from the top is the error's, above the warning's.
+error_badge=b0003a warning_badge=c45f00
+if shot findings --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches --scheduler linear --total-steps 10; then
+  tops=$("$py" "$here/png_colors.py" "$tmp/findings.png" $error_badge $warning_badge |
+    awk -v e=$error_badge -v w=$warning_badge '$1 == e {et = $3} $1 == w {wt = $3} END {print et, wt}')
+  read -r error_top warning_top <<< "$tops"
+  if [ "${error_top:--1}" -ge 0 ] && [ "${warning_top:--1}" -ge 0 ] && [ "$error_top" -lt "$warning_top" ]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL findings: the error badge starts at pixel row ${error_top:-?}, the warning badge at ${warning_top:-?}"
+    fail=$((fail + 1))
+  fi
+  # The DOM as Chromium built it: it opens with the verdict, then the findings, the first of them the error.
+  "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/findings.html" 2> /dev/null > "$tmp/findings.dom"
+  if "$py" "$here/findings_order.py" "$tmp/findings.dom"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL findings: the page does not open with the verdict and the error"
+    fail=$((fail + 1))
+  fi
 fi
 echo "html screenshots: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

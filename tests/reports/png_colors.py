@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Counts pixels of given colours in a PNG (8-bit RGB/RGBA, non-interlaced), with the standard library only.
 
-Usage: png_colors.py FILE.png [--region X0,Y0,X1,Y1] RRGGBB [RRGGBB ...]  -> prints "RRGGBB count" per colour.
+Usage: png_colors.py FILE.png [--region X0,Y0,X1,Y1] RRGGBB [RRGGBB ...]  -> prints "RRGGBB count top" per colour,
+top being the first pixel row holding the colour (-1: none), so a test can tell which colour is drawn higher up.
 --region counts only pixels with X0 <= x < X1 and Y0 <= y < Y1, each a fraction of the width or height (0-1).
 """
 import struct
@@ -59,6 +60,7 @@ def main():
         args = args[2:]
     wanted = {c.lower(): bytes.fromhex(c) for c in args}
     counts = {c: 0 for c in wanted}
+    tops = {c: -1 for c in wanted}
     for y, row in enumerate(rows):
         if not (y0 * height <= y < y1 * height):
             continue
@@ -67,9 +69,11 @@ def main():
             for name, rgb in wanted.items():
                 if px == rgb:
                     counts[name] += 1
+                    if tops[name] < 0:
+                        tops[name] = y
     print(f"size {width}x{height}")
     for name, n in counts.items():
-        print(f"{name} {n}")
+        print(f"{name} {n} {tops[name]}")
 
 
 if __name__ == "__main__":
