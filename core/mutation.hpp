@@ -20,18 +20,18 @@ namespace accel {
 
 enum class Mutation {
   None,
-  DropLastKeepsPartialRound,  // drop_last keeps each rank's full batches of the last, incomplete round
-  PadFromEnd,                 // even_batches padding cycles the end of the epoch instead of its start
-  UnevenRankOffByOne,         // even_batches=False: the last rank owed a tail batch does not get it
-  SplitSliceOffset,           // split_batches: rank r's slice starts at r*(b/R - 1) instead of r*(b/R)
-  SkipNotApplied,             // skip_first_batches(k) skips nothing
-  IterableSkipKeepsCounter,   // a skipped iterable loader that yields nothing does not advance its counter
-  SeedIgnoresEpoch,           // SeedableRandomSampler seeds with initial_seed, not initial_seed + epoch
-  SeedFromEntropy,            // SeedableRandomSampler seeds from the OS: runs stop being reproducible
-  DataSeedIgnored,            // prepare_data_loader does not hand data_seed to SeedableRandomSampler
-  DispatcherTailPadMissing,   // DataLoaderDispatcher does not complete its last batch from the first one
-  IterableDropLastKeepsTail,  // IterableDatasetShard pads the short last real batch even with drop_last
-  EpochPlanIgnoresSkip,       // EpochPlan counts a skipped pass's batches as if nothing were skipped
+  DropLastKeepsPartialRound,         // drop_last keeps each rank's full batches of the last, incomplete round
+  PadFromEnd,                        // even_batches padding cycles the end of the epoch instead of its start
+  UnevenRankOffByOne,                // even_batches=False: the last rank owed a tail batch does not get it
+  SplitSliceOffset,                  // split_batches: rank r's slice starts at r*(b/R - 1) instead of r*(b/R)
+  SkipNotApplied,                    // skip_first_batches(k) skips nothing
+  IterableSkipKeepsCounter,          // a skipped iterable loader that yields nothing does not advance its counter
+  SeedIgnoresEpoch,                  // SeedableRandomSampler seeds with initial_seed, not initial_seed + epoch
+  SeedFromEntropy,                   // SeedableRandomSampler seeds from the OS: runs stop being reproducible
+  DataSeedIgnored,                   // prepare_data_loader does not hand data_seed to SeedableRandomSampler
+  DispatcherTailPadMissing,          // DataLoaderDispatcher does not complete its last batch from the first one
+  IterableDropLastKeepsTail,         // IterableDatasetShard pads the short last real batch even with drop_last
+  EpochPlanIgnoresSkip,              // EpochPlan counts a skipped pass's batches as if nothing were skipped
   SchedulerStepsDuringAccumulation,  // AcceleratedScheduler steps once on accumulation micro-steps
   SchedulerStepsAfterSkippedStep,    // AcceleratedScheduler steps although the optimizer step was skipped
   OneCycleGuardMissing,              // no _step_count <= total_steps guard: OneCycleLR is stepped past its end
@@ -40,6 +40,7 @@ enum class Mutation {
   GatherForMetricsKeepsPadding,      // gather_for_metrics (tensors) does not cut the last step to the remainder
   GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
   AccumulateIgnoresEndOfDataloader,  // accumulate() does not sync on a loader's last batch (sync_with_dataloader)
+  StatefulFinishedResumesPastEnd,    // a StatefulDataLoader state saved on a pass's last batch resumes after it
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -48,8 +48,10 @@ SampleOrder Sampler::iterate() {
   return SampleOrder::sequential(0);
 }
 
-SampleOrder Sampler::iterate_in_loader() {
-  (void)draw_seed(options_.loader_shares_generator ? generator_ : global_generator_);
+SampleOrder Sampler::iterate_in_loader(std::int64_t discarded_iterators) {
+  for (std::int64_t i = 0; i <= discarded_iterators; ++i) {
+    (void)draw_seed(options_.loader_shares_generator ? generator_ : global_generator_);
+  }
   return iterate();
 }
 
