@@ -1,5 +1,7 @@
 #include "data_loader_shard.hpp"
 
+#include <stdexcept>
+
 #include "error.hpp"
 #include "mutation.hpp"
 
@@ -100,8 +102,8 @@ void DataLoaderShard::share_draws(std::shared_ptr<DrawMemo> memo) {
   memo_ = std::move(memo);
 }
 
-SampleOrder DataLoaderShard::next_order() {
-  if (map_) return sampler_->iterate_in_loader();
+SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators) {
+  if (map_) return sampler_->iterate_in_loader(discarded_iterators);
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
@@ -113,7 +115,11 @@ SampleOrder DataLoaderShard::next_order() {
                      [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
 }
 
-LoaderPass DataLoaderShard::iterate(Communicator* comm) {
+LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
+  if (!(restored == RestoredPass{}) &&
+      (iterable_ || restored.skipped_batches < 0 || restored.discarded_iterators < 0)) {
+    throw std::invalid_argument("DataLoaderShard::iterate: a restored pass is a map-style loader's, counts >= 0");
+  }
   if (synchronize_ && has_synchronized_generator()) {
     if (!comm) throw AccelerateError(PyErrorType::RuntimeError, "iterate", "rng synchronisation needs a communicator");
     synchronize(*comm);
@@ -129,8 +135,9 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm) {
     if (total.ok() && length.ok()) remainder = length.value() % total.value();
   }
   set_epoch(iteration_);
-  SampleOrder order = next_order();
-  LoaderPass pass{std::move(order), layout(), skip_.value_or(0), remainder, iteration_, sampler_epoch()};
+  SampleOrder order = next_order(restored.discarded_iterators);
+  LoaderPass pass{std::move(order), layout(),   skip_.value_or(0) + restored.skipped_batches,
+                  remainder,        iteration_, sampler_epoch()};
   // A pass whose underlying loader yields nothing at all returns before counting an iteration; one
   // whose batches are all skipped still counts.
   if (pass.underlying_batches() - (iterable_ && !mutant(Mutation::IterableSkipKeepsCounter) ? 0 : pass.skip) > 0) ++iteration_;

@@ -22,6 +22,7 @@
 #include "iterable_dataset_shard.hpp"
 #include "sample_order.hpp"
 #include "sampler.hpp"
+#include "stateful_loader_state.hpp"
 
 namespace accel {
 
@@ -100,8 +101,11 @@ class DataLoaderShard {
   // Epoch orders are drawn through `memo`, shared with the other ranks' loaders (and with every loader
   // skip_first_batches derives from this one): see DrawMemo.
   void share_draws(std::shared_ptr<DrawMemo> memo);
-  // `comm` is needed only when the generator is synchronised.
-  LoaderPass iterate(Communicator* comm = nullptr);
+  // `comm` is needed only when the generator is synchronised. `restored`: how the base StatefulDataLoader,
+  // load_state_dict'ed, starts this pass (stateful_loader_state.hpp): the batches it leaves out (a pass left
+  // with nothing to yield returns before counting an iteration, as a skipped one does) and the iterators it
+  // discards first. Map-style loaders only (torchdata fast-forwards an iterable dataset by fetching).
+  LoaderPass iterate(Communicator* comm = nullptr, RestoredPass restored = {});
 
  private:
   struct DatasetState {  // the iterable dataset's own generator, shared with skipped loaders
@@ -109,7 +113,7 @@ class DataLoaderShard {
   };
 
   ShardLayout layout() const;
-  SampleOrder next_order();
+  SampleOrder next_order(std::int64_t discarded_iterators);
   void synchronize(Communicator& comm);
 
   std::optional<MapLoaderOptions> map_;

@@ -41,6 +41,7 @@ enum class Mutation {
   GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
   AccumulateIgnoresEndOfDataloader,  // accumulate() does not sync on a loader's last batch (sync_with_dataloader)
   PreparedDrawsIgnored,              // draws from the global generator before prepare are not counted
+  StatefulFinishedResumesPastEnd,    // a StatefulDataLoader state saved on a pass's last batch resumes after it
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

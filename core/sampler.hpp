@@ -84,7 +84,8 @@ class Sampler {
   // _base_seed (one int64 random_()) from the loader's generator or the global one, then the lazy
   // sampler iterator runs on the first next(). The draw only shows where it shares a generator with
   // the sampler: one process (both draw from the global generator) or a user's DataLoader(generator=g).
-  SampleOrder iterate_in_loader();
+  // `discarded_iterators`: iterators built before this one and never advanced, each with its own draw.
+  SampleOrder iterate_in_loader(std::int64_t discarded_iterators = 0);
 
   // iterate() yields every id of the dataset exactly once (a sequential order, or a shuffle without
   // replacement of num_samples == len), so what a pass covers follows from the loaders' structure alone.

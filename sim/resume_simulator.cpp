@@ -57,22 +57,33 @@ std::vector<Batch> batches_of(const LoaderPass& pass, std::int64_t drop) {
 // Within what set_seed accepts (numpy takes [0, 2^32 - 1]), with room for seed + rank on every rank.
 constexpr std::uint64_t kRestartedSeedStandIn = 0x5eed'0002ULL;
 
-}  // namespace
+struct FirstJob {
+  std::vector<trace::ResumeRankRecord> ranks;
+  std::vector<std::optional<GeneratorState>> generators;  // what random_states_{rank}.pkl holds
+  std::vector<StatefulLoaderState> loader_states;         // what each rank writes to dl_state_dict.bin
+};
 
-trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
+FirstJob run_first_job(const trace::ResumeCase& c) {
   const auto& spec = c.resume;
   const std::int64_t world = c.job.prepare.num_processes;
-  trace::ResumeTrace out;
-  std::vector<std::optional<GeneratorState>> saved(static_cast<std::size_t>(world));
+  FirstJob out;
+  out.generators.resize(static_cast<std::size_t>(world));
+  out.loader_states.resize(static_cast<std::size_t>(world));
   auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
   for (std::int64_t r = 0; r < world; ++r) {
+    const auto pr = static_cast<std::size_t>(r);
     trace::ResumeRankRecord rec;
     rec.rank = r;
     DataLoaderShard loader = prepared_shard(c.job, r);
     BroadcastReplay comm(log, r, world);
     for (std::int64_t e = 0; e < c.job.epochs; ++e) {
       if (spec.loop_set_epoch) loader.set_epoch(e);
-      if (e == spec.epoch && spec.step == 0) saved[static_cast<std::size_t>(r)] = loader.process_generator_state();
+      if (e == spec.epoch && spec.step == 0) {
+        out.generators[pr] = loader.process_generator_state();
+        out.loader_states[pr] = state_before_pass(
+            e > 0 ? std::optional<std::int64_t>(static_cast<std::int64_t>(rec.uninterrupted.back().size()))
+                  : std::nullopt);
+      }
       const LoaderPass pass = loader.iterate(&comm);
       // The loader draws everything it draws from torch's generator when the pass starts, so a checkpoint
       // after any batch of it sees the generator as the pass start left it.
@@ -82,13 +93,46 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
                                    std::to_string(e) + " (" + std::to_string(pass.num_batches()) +
                                    " batches on rank " + std::to_string(r) + "), so save_state is never reached");
         }
-        saved[static_cast<std::size_t>(r)] = loader.process_generator_state();
+        out.generators[pr] = loader.process_generator_state();
+        out.loader_states[pr] = state_after_batches(spec.step, pass.num_batches());
       }
       rec.uninterrupted.push_back(batches_of(pass, 0));
     }
     out.ranks.push_back(std::move(rec));
   }
+  return out;
+}
 
+// Every process writes its state to the one dl_state_dict.bin and every restarted process loads that file,
+// so the restored state is the last writer's, on every rank.
+StatefulLoaderState restored_state(const trace::ResumeCase& c, const std::vector<StatefulLoaderState>& states) {
+  if (c.resume.state_writer) return states.at(static_cast<std::size_t>(*c.resume.state_writer));
+  for (std::size_t r = 1; r < states.size(); ++r) {
+    if (!(states[r] == states[0])) {
+      throw trace::ConfigError("config.resume.state_writer: the ranks' StatefulDataLoader states differ (rank 0 " +
+                               std::string(states[0].iterator_finished ? "is" : "is not") +
+                               " at its last batch, rank " + std::to_string(r) +
+                               (states[r].iterator_finished ? " is" : " is not") +
+                               ") and every rank writes the same dl_state_dict.bin: which survives is a race; give "
+                               "the rank that writes last");
+    }
+  }
+  return states.at(0);
+}
+
+}  // namespace
+
+std::vector<StatefulLoaderState> saved_loader_states(const trace::ResumeCase& c) {
+  return run_first_job(c).loader_states;
+}
+
+trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
+  const auto& spec = c.resume;
+  const std::int64_t world = c.job.prepare.num_processes;
+  FirstJob first = run_first_job(c);
+  trace::ResumeTrace out;
+  out.ranks = std::move(first.ranks);
+  const auto& saved = first.generators;
   trace::LoaderCase job2 = c.job;
   job2.prepare.num_processes = spec.resume_ranks.value_or(world);
   job2.loader.batch_size = spec.resume_batch_size.value_or(c.job.loader.batch_size);
@@ -99,9 +143,11 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
     job2.seed_per_rank = true;
   }
   const std::int64_t world2 = job2.prepare.num_processes;
-  // A StatefulDataLoader fast-forwards by the batches its state_dict counted; the user chooses only how
-  // many batches skip_first_batches / continue skip.
-  const std::int64_t skip = spec.mode == trace::ResumeMode::Stateful ? spec.step : spec.skip.value_or(spec.step);
+  // A StatefulDataLoader resumes where the restored state says (from the start when it says finished); the user
+  // chooses only how many batches skip_first_batches / continue skip.
+  const bool stateful = spec.mode == trace::ResumeMode::Stateful;
+  const RestoredPass restored = stateful ? pass_after_load(restored_state(c, first.loader_states)) : RestoredPass{};
+  const std::int64_t skip = stateful ? restored.skipped_batches : spec.skip.value_or(spec.step);
   auto log2 = std::make_shared<std::vector<std::vector<std::int64_t>>>();
   for (std::int64_t r = 0; r < world2; ++r) {
     if (r >= world) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
@@ -118,6 +164,8 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
       } else if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0) {
         DataLoaderShard skipped = loader.skip_first_batches(skip);
         rec.resumed.push_back(batches_of(skipped.iterate(&comm), 0));
+      } else if (stateful) {
+        rec.resumed.push_back(batches_of(loader.iterate(&comm, restored), 0));
       } else {
         rec.resumed.push_back(batches_of(loader.iterate(&comm), skip));
       }

@@ -28,6 +28,9 @@ struct ResumeSpec {
   std::int64_t step = 0;   // S: ... after this many batches on every rank
   ResumeMode mode = ResumeMode::SkipFirstBatches;
   bool loop_set_epoch = false;  // the training loop calls prepared.set_epoch(epoch) before every epoch
+  // Stateful only: the rank whose dl_state_dict.bin write lands last (every rank writes that one file, with no
+  // barrier, and every restarted rank loads it); needed only where the ranks' states differ.
+  std::optional<std::int64_t> state_writer;
   // What-if only (never recorded): the restarted job's world size and batch size, and the batch count the
   // restarted loop skips in epoch E when it is not S (skip_first_batches / continue).
   std::optional<std::int64_t> resume_ranks;

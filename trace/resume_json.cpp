@@ -45,8 +45,8 @@ ResumeCase parse_resume_config(const Json& config) {
   rc.job = parse_loader_config(script, {"resume"});
   const Fields o(*r, "resume.");
   for (const auto& [key, value] : r->items()) {
-    if (key != "epoch" && key != "step" && key != "with" && key != "loop_set_epoch") {
-      o.fail_on(key, "is not a key of config.resume (epoch, step, with, loop_set_epoch)");
+    if (key != "epoch" && key != "step" && key != "with" && key != "loop_set_epoch" && key != "state_writer") {
+      o.fail_on(key, "is not a key of config.resume (epoch, step, with, loop_set_epoch, state_writer)");
     }
   }
   rc.resume.epoch = o.integer("epoch", std::nullopt, 0);
@@ -59,6 +59,16 @@ ResumeCase parse_resume_config(const Json& config) {
   const bool stateful = rc.job.accelerator && rc.job.accelerator->dataloader_config.use_stateful_dataloader;
   if ((rc.resume.mode == ResumeMode::Stateful) != stateful) {
     o.fail_on("with", "\"stateful\" goes with config.accelerator.use_stateful_dataloader = true, and only with it");
+  }
+  if (o.find("state_writer")) {
+    if (!stateful)
+      o.fail_on("state_writer", "only with \"with\": \"stateful\" (it orders the StatefulDataLoader's state file)");
+    const std::int64_t w = o.integer("state_writer", std::nullopt, 0);
+    if (w >= rc.job.prepare.num_processes) {
+      o.fail_on("state_writer", "must be a rank below num_processes (" + std::to_string(rc.job.prepare.num_processes) +
+                                    "), got " + std::to_string(w));
+    }
+    rc.resume.state_writer = w;
   }
   return rc;
 }

@@ -6,6 +6,12 @@ and calls save_state after S batches of epoch E, as the interrupted job would ha
 are the interrupted job's, since nothing before the save depends on whether the job goes on. The second group is
 a fresh set of processes that runs the same script start-up, load_state, and the rest of the training in the
 chosen mode. Comparing the two is the point: nothing here decides what "should" happen.
+
+With use_stateful_dataloader every process torch.save's its loader's state_dict to the same dl_state_dict.bin,
+with no barrier, and every process of the second group loads that one file: when the ranks' states differ (even
+batches off, some ranks at their last batch), which state survives is a race. `resume.state_writer` pins it: the
+ranks call save_state one after another (the recorder's own barriers, which Accelerate never makes), that rank
+last, so the recording is one of the race's outcomes and not a coin toss.
 """
 import os
 import shutil
@@ -41,6 +47,13 @@ def check_resume_config(c, bad_input):
     if (r["with"] == "stateful") != stateful:
         raise bad_input('config.resume.with: "stateful" goes with config.accelerator.use_stateful_dataloader = true '
                         "and only with it")
+    if "state_writer" in r:
+        w = r["state_writer"]
+        if not stateful:
+            raise bad_input('config.resume.state_writer: only with "with": "stateful" (the file it orders is the '
+                            "StatefulDataLoader's state)")
+        if not isinstance(w, int) or isinstance(w, bool) or not 0 <= w < c["num_processes"]:
+            raise bad_input("config.resume.state_writer: must be a rank (0 <= state_writer < num_processes)")
 
 
 def _script_start(c, rank, h):
@@ -62,6 +75,18 @@ def _script_start(c, rank, h):
     return accelerator, accelerator.prepare(dl)
 
 
+def _save_state(accelerator, ckpt, r, rank, world):
+    """accelerator.save_state as the script calls it; with state_writer, in a fixed order, that rank last."""
+    writer = r.get("state_writer")
+    if writer is None:
+        accelerator.save_state(ckpt)
+        return
+    for turn in [k for k in range(world) if k != writer] + [writer]:
+        if rank == turn:
+            accelerator.save_state(ckpt)
+        accelerator.wait_for_everyone()
+
+
 def _first_group(c, rank, ckpt, h):
     r = c["resume"]
     accelerator, dl = _script_start(c, rank, h)
@@ -70,12 +95,12 @@ def _first_group(c, rank, ckpt, h):
         if r.get("loop_set_epoch"):
             dl.set_epoch(epoch)
         if (epoch, r["step"]) == (r["epoch"], 0):
-            accelerator.save_state(ckpt)
+            _save_state(accelerator, ckpt, r, rank, c["num_processes"])
         batches = []
         for batch in dl:
             batches.append(h.batch_ids(batch))
             if (epoch, len(batches)) == (r["epoch"], r["step"]) and r["step"] > 0:
-                accelerator.save_state(ckpt)
+                _save_state(accelerator, ckpt, r, rank, c["num_processes"])
         epochs.append(batches)
     return {"uninterrupted": epochs}
 

@@ -1,0 +1,22 @@
+#include "stateful_loader_state.hpp"
+
+#include "mutation.hpp"
+
+namespace accel {
+
+StatefulLoaderState state_after_batches(std::int64_t received, std::int64_t pass_batches) {
+  // On the last batch the lookahead has already hit the end: end_of_dataloader is set before the snapshot.
+  return {received, received >= pass_batches};
+}
+
+StatefulLoaderState state_before_pass(std::optional<std::int64_t> previous_pass_batches) {
+  if (!previous_pass_batches) return {};
+  return {*previous_pass_batches, true};
+}
+
+RestoredPass pass_after_load(const StatefulLoaderState& state) {
+  if (state.iterator_finished && !mutant(Mutation::StatefulFinishedResumesPastEnd)) return {0, 1};
+  return {state.batches_yielded, 0};
+}
+
+}  // namespace accel

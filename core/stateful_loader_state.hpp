@@ -1,0 +1,41 @@
+// A StatefulDataLoader's position as Accelerate 1.15.0 saves and restores it (use_stateful_dataloader=True),
+// and what the next pass of a loader that loaded it leaves out.
+//
+// DataLoaderShard.__iter__ looks one batch ahead: the snapshot save_state reads after the pass's last batch was
+// taken once the base iterator had raised StopIteration, with `_iterator_finished` set (_update_state_dict).
+// torchdata's StatefulDataLoader.__iter__ replaces an iterator restored as finished with a fresh one, so the next
+// pass starts from its first batch: a checkpoint right after an epoch's last batch trains that epoch again.
+// Building the discarded iterator drew its _base_seed from the loader's generator (the global one when the
+// loader has none) like every torch DataLoader iterator does. Any other state fast-forwards the sampler past the
+// batches it counts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace accel {
+
+struct StatefulLoaderState {
+  std::int64_t batches_yielded = 0;  // torchdata's _num_yielded (= _sampler_iter_yielded without workers)
+  bool iterator_finished = false;    // _iterator_finished
+  bool operator==(const StatefulLoaderState&) const = default;
+};
+
+// The state a rank's save_state writes after the rank has received `received` (>= 1) of its pass's
+// `pass_batches` batches.
+StatefulLoaderState state_after_batches(std::int64_t received, std::int64_t pass_batches);
+
+// The state save_state writes before a pass starts: the previous pass's last snapshot (finished), or the one
+// the prepared loader took when it was built (nullopt: no pass yet).
+StatefulLoaderState state_before_pass(std::optional<std::int64_t> previous_pass_batches);
+
+// How the first pass after load_state_dict(state) starts.
+struct RestoredPass {
+  std::int64_t skipped_batches = 0;      // leading batches it does not yield
+  std::int64_t discarded_iterators = 0;  // iterators built (each drawing a _base_seed) and thrown away first
+  bool operator==(const RestoredPass&) const = default;
+};
+
+RestoredPass pass_after_load(const StatefulLoaderState& state);
+
+}  // namespace accel
