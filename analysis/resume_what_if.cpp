@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
+#include "core/stateful_loader_state.hpp"
 #include "sim/resume_simulator.hpp"
 #include "trace/trace_json.hpp"
 
@@ -285,6 +286,19 @@ std::vector<std::string> reasons_of(const ResumeCase& c, const ResumeOutcome& o)
                     " starts: without set_epoch it replays an earlier epoch's order.");
     }
   }
+  if (r.mode == ResumeMode::Stateful) {
+    const std::vector<StatefulLoaderState> states = sim::saved_loader_states(c);
+    const StatefulLoaderState& restored = states.at(static_cast<std::size_t>(r.state_writer.value_or(0)));
+    if (restored.iterator_finished) {
+      out.push_back(std::string("The checkpoint's StatefulDataLoader state says the iterator finished: ") +
+                    (r.step == 0 ? "a checkpoint before an epoch keeps the last snapshot of the epoch before, "
+                                   "taken after its last batch"
+                                 : "DataLoaderShard looks one batch ahead, so the snapshot save_state reads after "
+                                   "the epoch's last batch was taken once the loader had run out") +
+                    "; torchdata replaces a finished iterator with a fresh one, so the restarted epoch " +
+                    std::to_string(r.epoch) + " starts again from its first batch.");
+    }
+  }
   if (!o.same_shape) {
     if (r.mode == ResumeMode::Stateful) {
       out.push_back("The StatefulDataLoader restores a count of batches, not of samples: with another batch size or "
@@ -301,6 +315,40 @@ std::vector<std::string> reasons_of(const ResumeCase& c, const ResumeOutcome& o)
 }  // namespace
 
 ResumeReport resume_what_if(const ResumeCase& c, std::optional<std::string> conversion) {
+  if (c.resume.mode == ResumeMode::Stateful && !c.resume.state_writer) {
+    // Every rank writes its StatefulDataLoader state to the one dl_state_dict.bin without a barrier, and every
+    // restarted rank loads that file: when the ranks' states differ (only some at their last batch, with
+    // even_batches=False), the survivor is whichever rank wrote last. Each possible survivor is simulated; the
+    // report shows a non-identical one when there is one, and says it is a race.
+    const std::vector<StatefulLoaderState> states = sim::saved_loader_states(c);
+    std::vector<std::int64_t> writers;
+    for (std::size_t r = 0; r < states.size(); ++r) {
+      bool seen = false;
+      for (std::int64_t w : writers) seen = seen || states[static_cast<std::size_t>(w)] == states[r];
+      if (!seen) writers.push_back(static_cast<std::int64_t>(r));
+    }
+    if (writers.size() > 1) {
+      std::vector<ResumeReport> each;
+      std::string race =
+          "The ranks' StatefulDataLoader states differ and every rank writes the same dl_state_dict.bin "
+          "with no barrier, so which one the restarted job loads is a race:";
+      std::size_t shown = 0;
+      for (std::int64_t w : writers) {
+        ResumeCase pinned = c;
+        pinned.resume.state_writer = w;
+        each.push_back(resume_what_if(pinned, conversion));
+        const auto& s = states[static_cast<std::size_t>(w)];
+        race += std::string(w == writers.front() ? " " : "; ") + "rank " + std::to_string(w) + "'s (" +
+                (s.iterator_finished ? "finished" : std::to_string(s.batches_yielded) + " batches in") + ") " +
+                (each.back().outcome.identical ? "resumes exactly" : "does not");
+        if (!each.back().outcome.identical && shown == 0) shown = each.size() - 1;
+      }
+      ResumeReport report = each[shown];
+      report.config.resume.state_writer.reset();
+      report.reasons.insert(report.reasons.begin(), race + ".");
+      return report;
+    }
+  }
   ResumeReport report;
   report.config = c;
   report.conversion = std::move(conversion);

@@ -92,6 +92,8 @@ ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, singl
 ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
              gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_MUTANT(StatefulFinishedResumesPastEnd_ExactResume, StatefulFinishedResumesPastEnd,
+             seedable_set_epoch_resume_is_exact)
 ACCEL_MUTANT(PreparedDrawsIgnored_GlobalDraws, PreparedDrawsIgnored,
              draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
 ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDataloader,

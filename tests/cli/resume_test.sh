@@ -69,5 +69,18 @@ check_output "check --grad-accum alone is refused as the what-if refuses it" "--
   "$bin" check --ranks 8 --dataset-len 100 --grad-accum 4 --require lockstep
 rm -f "$tmp_ds"
 
+# Issue 25: a StatefulDataLoader checkpoint after an epoch's last batch trains that epoch again (recorded:
+# golden/cases-torch2/resume-*-stateful*); a mid-epoch one resumes exactly.
+check_output "stateful at the epoch's last batch is not identical" "NOT identical to the uninterrupted run" \
+  "$bin" --ranks 2 --dataset-len 8 --batch-size 2 --shuffle --use-seedable-sampler --seed 1 --epochs 3 --resume-at 0:2 --resume-with stateful --loop-set-epoch
+check_output "and says why" "says the iterator finished: DataLoaderShard looks one batch ahead" \
+  "$bin" --ranks 2 --dataset-len 8 --batch-size 2 --shuffle --use-seedable-sampler --seed 1 --epochs 3 --resume-at 0:2 --resume-with stateful --loop-set-epoch
+check_output "with a simulated recipe" "recipe: Identical after: resume with accelerator.skip_first_batches" \
+  "$bin" --ranks 2 --dataset-len 8 --batch-size 2 --shuffle --use-seedable-sampler --seed 1 --epochs 3 --resume-at 0:2 --resume-with stateful --loop-set-epoch
+check "the gate fails it" 1 "$bin" check --ranks 2 --dataset-len 8 --batch-size 2 --shuffle --use-seedable-sampler --seed 1 --epochs 3 --resume-at 0:2 --resume-with stateful --loop-set-epoch --require exact-resume
+check "mid-epoch it is exact" 0 "$bin" check --ranks 2 --dataset-len 8 --batch-size 2 --shuffle --use-seedable-sampler --seed 1 --epochs 3 --resume-at 0:1 --resume-with stateful --loop-set-epoch --require exact-resume
+check_output "uneven ranks: which state survives is a race" "rank 0's (2 batches in) resumes exactly; rank 1's (finished) does not" \
+  "$bin" --ranks 2 --dataset-len 10 --batch-size 2 --no-even-batches --epochs 2 --resume-at 0:2 --resume-with stateful
+
 echo "resume cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
