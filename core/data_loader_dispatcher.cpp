@@ -87,6 +87,7 @@ DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_b
     skipped.skip_dispatched_ = num_batches;
   } else {
     skipped.skip_underlying_ = num_batches;
+    skipped.sampler_behind_skip_ = true;
   }
   return skipped;
 }
@@ -121,7 +122,8 @@ std::optional<std::int64_t> DataLoaderDispatcher::sampler_epoch() const {
 
 void DataLoaderDispatcher::set_epoch(std::int64_t epoch) {
   iteration_ = epoch;
-  if (!options_.iterable && shared_->sampler.has_set_epoch()) shared_->sampler.set_epoch(epoch);
+  if (!options_.iterable && !sampler_behind_skip_ && shared_->sampler.has_set_epoch())
+    shared_->sampler.set_epoch(epoch);
 }
 
 DataLoaderDispatcher::Fetched DataLoaderDispatcher::fetch(BaseIterator& it, Communicator& comm) {

@@ -78,6 +78,10 @@ class DataLoaderDispatcher {
   DispatcherOptions options_;
   std::shared_ptr<Shared> shared_;
   std::int64_t skip_underlying_ = 0;   // map: SkipBatchSampler
+  // map, after skip_first_batches: the batch sampler is a SkipBatchSampler, which has no `sampler` attribute,
+  // so DataLoaderDispatcher.set_epoch (and the one __iter__ makes) no longer reaches the sampler, which then
+  // counts its own epochs (recorded: golden/cases/accel-dispatch-skip-seedable-setepoch-*).
+  bool sampler_behind_skip_ = false;
   std::int64_t skip_dispatched_ = 0;   // iterable: skip_batches
   std::int64_t iteration_ = 0;
   bool stop_iteration_ = false;
