@@ -84,6 +84,8 @@ const Warning* find_warning(const WhatIfReport& r, const std::string& code) {
   }
   return nullptr;
 }
+// A pointer into a temporary report would dangle (the sanitize label caught one).
+const Warning* find_warning(WhatIfReport&&, const std::string&) = delete;
 
 std::optional<std::int64_t> evidence_int(const Warning& w, const std::string& key) {
   for (const auto& [k, v] : w.evidence) {
@@ -143,7 +145,8 @@ TEST(WhatIfAdvice, IgnoredDataSeedFixQuotesTheDrawnShufflesCounts) {
     ASSERT_FALSE(drawn.rejected);
     ASSERT_GT(drawn.coverage.counts.duplicated + drawn.coverage.counts.dropped, 0);
     ASSERT_FALSE(drawn.coverage.duplicated_ids.empty() && drawn.coverage.dropped_ids.empty());  // it was drawn
-    const Warning* w = find_warning(what_if(c), code::kDataSeedIgnored);
+    const WhatIfReport report = what_if(c);  // find_warning points into it
+    const Warning* w = find_warning(report, code::kDataSeedIgnored);
     ASSERT_NE(w, nullptr);
     const std::string counts = std::to_string(drawn.coverage.counts.duplicated) + " duplicated, " +
                                std::to_string(drawn.coverage.counts.dropped) + " never seen";
@@ -157,7 +160,8 @@ TEST(WhatIfAdvice, IgnoredDataSeedFixThatTorchRefusesIsNotQuoted) {
   c.loader.shuffle = true;
   c.prepare.data_seed = kTorchSeedEnd;  // manual_seed(2^64) overflows
   c.prepare.use_seedable_sampler = false;
-  const Warning* w = find_warning(what_if(c), code::kDataSeedIgnored);
+  const WhatIfReport report = what_if(c);  // find_warning points into it
+  const Warning* w = find_warning(report, code::kDataSeedIgnored);
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->message.find("(simulated)"), std::string::npos) << w->message;
   EXPECT_NE(w->message.find("--use-seedable-sampler, or set_seed, seeds the shuffle"), std::string::npos) << w->message;
