@@ -129,36 +129,42 @@ def report(failures, where, expected, actual, what):
         print("    " + line)
 
 
+def marked_blocks(root, mark, lang, failures):
+    """(where, body) of every block marked `mark` in the pages; a mark on a block of another language fails."""
+    for path in pages(root):
+        rel = os.path.relpath(path, root)
+        for line_no, block_lang, body in blocks(path, mark):
+            where = f"{rel}:{line_no}"
+            if block_lang != lang:
+                report(failures, where, [], [], f"{mark} must precede a ```{lang} block, got {block_lang!r}")
+                continue
+            yield where, body
+
+
 def check_console(root, accel_sim, failures):
     count = 0
     work, env = scratch(root, accel_sim)
     try:
-        for path in pages(root):
-            rel = os.path.relpath(path, root)
-            for line_no, lang, body in blocks(path, MARK_CONSOLE):
-                where = f"{rel}:{line_no}"
-                if lang != "console":
-                    report(failures, where, [], [], f"{MARK_CONSOLE} must precede a ```console block, got {lang!r}")
-                    continue
-                try:
-                    steps = console_steps(body)
-                except ValueError as e:
-                    report(failures, where, [], [], str(e))
-                    continue
-                for cmd, expected, code in steps:
-                    count += 1
-                    run = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
-                                         stderr=subprocess.STDOUT, text=True, timeout=120)
-                    actual = run.stdout.split("\n")
-                    if actual and actual[-1] == "":
-                        actual.pop()
-                    first = cmd.split("\n")[0]
-                    if not lines_match(expected, actual):
-                        report(failures, where, expected, actual, f"`{first}` prints something else")
-                    elif run.returncode != code:
-                        report(failures, where, [], [], f"`{first}` exits {run.returncode}, documented {code}")
-                    else:
-                        print(f"ok   {where}: {first}")
+        for where, body in marked_blocks(root, MARK_CONSOLE, "console", failures):
+            try:
+                steps = console_steps(body)
+            except ValueError as e:
+                report(failures, where, [], [], str(e))
+                continue
+            for cmd, expected, code in steps:
+                count += 1
+                run = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, timeout=120)
+                actual = run.stdout.split("\n")
+                if actual and actual[-1] == "":
+                    actual.pop()
+                first = cmd.split("\n")[0]
+                if not lines_match(expected, actual):
+                    report(failures, where, expected, actual, f"`{first}` prints something else")
+                elif run.returncode != code:
+                    report(failures, where, [], [], f"`{first}` exits {run.returncode}, documented {code}")
+                else:
+                    print(f"ok   {where}: {first}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return count
@@ -170,28 +176,22 @@ def check_python(root, accel_sim, python, pythonpath, failures):
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     try:
-        for path in pages(root):
-            rel = os.path.relpath(path, root)
-            for line_no, lang, body in blocks(path, MARK_PYTHON):
-                where = f"{rel}:{line_no}"
-                if lang != "python":
-                    report(failures, where, [], [], f"{MARK_PYTHON} must precede a ```python block, got {lang!r}")
-                    continue
-                count += 1
-                expected = [line.split("# prints: ", 1)[1] for line in body if "# prints: " in line]
-                script = os.path.join(work, "example.py")
-                with open(script, "w", encoding="utf-8") as f:
-                    f.write("\n".join(body) + "\n")
-                run = subprocess.run([python, script], cwd=work, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, timeout=300)
-                actual = run.stdout.rstrip("\n").split("\n") if run.stdout else []
-                ok = len(expected) == len(actual) and all(text_match(e, a) for e, a in zip(expected, actual))
-                if run.returncode != 0:
-                    report(failures, where, [], run.stderr.splitlines()[-5:], f"the script exits {run.returncode}")
-                elif not ok:
-                    report(failures, where, expected, actual, "the script prints something else")
-                else:
-                    print(f"ok   {where}: python block ({len(expected)} printed lines)")
+        for where, body in marked_blocks(root, MARK_PYTHON, "python", failures):
+            count += 1
+            expected = [line.split("# prints: ", 1)[1] for line in body if "# prints: " in line]
+            script = os.path.join(work, "example.py")
+            with open(script, "w", encoding="utf-8") as f:
+                f.write("\n".join(body) + "\n")
+            run = subprocess.run([python, script], cwd=work, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, timeout=300)
+            actual = run.stdout.rstrip("\n").split("\n") if run.stdout else []
+            ok = len(expected) == len(actual) and all(text_match(e, a) for e, a in zip(expected, actual))
+            if run.returncode != 0:
+                report(failures, where, [], run.stderr.splitlines()[-5:], f"the script exits {run.returncode}")
+            elif not ok:
+                report(failures, where, expected, actual, "the script prints something else")
+            else:
+                print(f"ok   {where}: python block ({len(expected)} printed lines)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return count
