@@ -14,14 +14,7 @@
 namespace accel::analysis {
 namespace {
 
-constexpr std::size_t kFirstIds = 10;
-
-std::string ids_text(const IdCount& c) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < c.first_ids.size(); ++i) os << (i ? ", " : "") << c.first_ids[i];
-  if (c.count > static_cast<std::int64_t>(c.first_ids.size())) os << ", ...";
-  return os.str();
-}
+std::string ids_text(const IdCount& c) { return format_id_ranges(c.ids); }
 
 void count_ids(const std::vector<SampleId>& returned, std::int64_t dataset_len, EvalOutcome& out) {
   std::map<SampleId, std::int64_t> times;
@@ -29,12 +22,12 @@ void count_ids(const std::vector<SampleId>& returned, std::int64_t dataset_len, 
   out.metric_samples = static_cast<std::int64_t>(returned.size());
   out.metric_duplicates.count = out.metric_samples - static_cast<std::int64_t>(times.size());
   for (const auto& [id, n] : times) {
-    if (n > 1 && out.metric_duplicates.first_ids.size() < kFirstIds) out.metric_duplicates.first_ids.push_back(id);
+    if (n > 1 && !out.metric_duplicates.ids.closed()) out.metric_duplicates.ids.add(id);
   }
   for (SampleId id = 0; id < dataset_len; ++id) {
     if (times.count(id)) continue;
     ++out.metric_missing.count;
-    if (out.metric_missing.first_ids.size() < kFirstIds) out.metric_missing.first_ids.push_back(id);
+    if (!out.metric_missing.ids.closed()) out.metric_missing.ids.add(id);
   }
 }
 

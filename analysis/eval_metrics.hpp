@@ -8,16 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "core/id_ranges.hpp"
+
 #include "analysis/warning.hpp"
 #include "core/batch.hpp"
 #include "trace/trace.hpp"
 
 namespace accel::analysis {
 
-// How many, and the first few ids (ascending).
+// How many, and the first few runs of ids (ascending).
 struct IdCount {
   std::int64_t count = 0;
-  std::vector<SampleId> first_ids;
+  IdRanges ids{10};
 };
 
 // One evaluation pass, as rank 0's metric sees it.

@@ -8,18 +8,11 @@
 namespace accel::analysis {
 namespace {
 
-std::string ids_list(const std::vector<SampleId>& ids) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < ids.size() && i < 10; ++i) os << (i ? ", " : "") << ids[i];
-  if (ids.size() > 10) os << ", ...";
-  return os.str();
-}
-
 std::string duplicates_evidence(const Scenario& s) {
   const auto& c = s.coverage.counts;
   std::ostringstream os;
   os << counted(c.repeated, "sample") << " yielded more than once (" << counted(c.duplicated, "extra yield")
-     << "), ids " << ids_list(s.coverage.duplicated_ids);
+     << "), ids " << format_id_ranges(s.coverage.duplicated_ids, c.repeated);
   if (!s.duplicate_occurrences.empty()) {
     os << "; sample " << s.duplicate_occurrences.front().id << " is yielded at";
     for (const auto& o : s.duplicate_occurrences) os << " rank " << o.rank << " step " << o.step << ";";
@@ -29,7 +22,8 @@ std::string duplicates_evidence(const Scenario& s) {
 
 std::string drops_evidence(const Scenario& s) {
   std::ostringstream os;
-  os << counted(s.coverage.counts.dropped, "sample") << " never yielded, ids " << ids_list(s.coverage.dropped_ids);
+  os << counted(s.coverage.counts.dropped, "sample") << " never yielded, ids "
+     << format_id_ranges(s.coverage.dropped_ids, s.coverage.counts.dropped);
   return os.str();
 }
 
@@ -48,9 +42,9 @@ std::string len_evidence(const Scenario& s) {
   return os.str();
 }
 
-std::string ids_or_none(const std::vector<SampleId>& ids, bool drawn, std::int64_t total) {
+std::string ids_or_none(const IdRanges& ids, bool drawn, std::int64_t total) {
   if (!drawn || ids.empty()) return "";
-  return ", ids " + ids_list(ids) + (total > static_cast<std::int64_t>(ids.size()) && ids.size() <= 10 ? ", ..." : "");
+  return ", ids " + format_id_ranges(ids, total);
 }
 
 }  // namespace
@@ -58,7 +52,7 @@ std::string ids_or_none(const std::vector<SampleId>& ids, bool drawn, std::int64
 std::vector<RequirementResult> check_pass_requirements(const PassFigures& p, const std::vector<std::string>& names) {
   std::vector<RequirementResult> out;
   const std::string duplicates = counted(p.duplicated, "extra yield") + " in pass " + std::to_string(p.pass) +
-                                 ids_or_none(p.duplicated_ids, p.ids_drawn, p.duplicated);
+                                 ids_or_none(p.duplicated_ids, p.ids_drawn, p.repeated);
   const std::string drops = counted(p.dropped, "sample") + " never yielded in pass " + std::to_string(p.pass) +
                             ids_or_none(p.dropped_ids, p.ids_drawn, p.dropped);
   std::string steps = "pass " + std::to_string(p.pass) + ": ranks yield " + std::to_string(p.min_steps) + " to " +

@@ -32,9 +32,9 @@ void for_each_in_step_order(const std::vector<const std::vector<Batch>*>& ranks,
 }
 
 void note(IdDelta& d, SampleId id, std::vector<char>& listed) {
-  if (listed[static_cast<std::size_t>(id)] || d.first.size() >= kResumeFirstIds) return;
+  if (listed[static_cast<std::size_t>(id)] || d.first.closed()) return;
   listed[static_cast<std::size_t>(id)] = 1;
-  d.first.push_back(id);
+  d.first.add(id);
 }
 
 bool is_random_sampler(const ResumeCase& c) { return c.job.loader.shuffle && !c.job.prepare.use_seedable_sampler; }
@@ -110,8 +110,14 @@ ResumeOutcome compare_resume(const ResumeCase& c) {
     out.identical = out.identical && eo.identical;
     out.extra.count += eo.extra.count;
     out.missing.count += eo.missing.count;
-    for (SampleId id : eo.extra.first) if (out.extra.first.size() < kResumeFirstIds) out.extra.first.push_back(id);
-    for (SampleId id : eo.missing.first) if (out.missing.first.size() < kResumeFirstIds) out.missing.first.push_back(id);
+    const auto merge = [](IdRanges& into, const IdRanges& from) {
+      for (const IdRange& r : from.ranges()) {
+        if (!into.add_run(r.first, r.last)) return;
+      }
+      if (from.closed()) into.close();
+    };
+    merge(out.extra.first, eo.extra.first);
+    merge(out.missing.first, eo.missing.first);
     out.epochs.push_back(std::move(eo));
   }
   return out;

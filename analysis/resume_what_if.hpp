@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/id_ranges.hpp"
 #include "core/sample_order.hpp"
 #include "trace/resume_case.hpp"
 
@@ -16,10 +17,10 @@ namespace accel::analysis {
 inline constexpr std::size_t kResumeFirstIds = 10;
 
 // Ids seen more (extra) or less (missing) often than in the uninterrupted job: how many occurrences, and
-// the first ids in the order they are (or would have been) trained on.
+// the first runs of ids in the order they are (or would have been) trained on.
 struct IdDelta {
   std::int64_t count = 0;
-  std::vector<SampleId> first;
+  IdRanges first{kResumeFirstIds};
 };
 
 struct ResumeEpochOutcome {

@@ -276,7 +276,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
     // Each batch is scanned up to kEvidenceScan positions, so huge batches cost what small ones do; the
     // occurrences found are real ones, maybe not every one.
     if (s.coverage.counts.duplicated > 0 && !s.coverage.duplicated_ids.empty()) {
-      const SampleId wanted = s.coverage.duplicated_ids.front();
+      const SampleId wanted = s.coverage.duplicated_ids.ranges().front().first;
       const auto look_in = [&](std::int64_t r, std::int64_t j) {
         // One occurrence per batch: a padded batch that repeats the id many times is one place to look.
         plan.visit_batch_positions(r, j, kEvidenceScan, [&](std::int64_t p) {
@@ -426,21 +426,6 @@ void add_launch_warnings(WhatIfReport& report) {
   }
 }
 
-std::string ids_text(const std::vector<SampleId>& ids, std::int64_t total) {
-  std::ostringstream os;
-  // Consecutive ids read as ranges: "0-22".
-  for (std::size_t i = 0; i < ids.size();) {
-    std::size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (i) os << ", ";
-    os << ids[i];
-    if (j > i) os << (j == i + 1 ? ", " : "-") << ids[j];
-    i = j + 1;
-  }
-  if (total > static_cast<std::int64_t>(ids.size())) os << ", ...";
-  return os.str();
-}
-
 void add_warnings(WhatIfReport& report) {
   const Scenario& s = report.scenarios.front();
   auto& w = report.warnings;
@@ -463,7 +448,7 @@ void add_warnings(WhatIfReport& report) {
     } else {
       os << "more than once (up to " << cov.max_times << " times, " << cov.duplicated << " extra yields)";
     }
-    os << " (ids " << ids_text(s.coverage.duplicated_ids, cov.repeated)
+    os << " (ids " << format_id_ranges(s.coverage.duplicated_ids, cov.repeated)
        << "): metrics computed without gather_for_metrics are biased";
     if (!s.dispatches && report.dataset_kind == "map") os << even_batches_advice(report);
     // IterableDatasetShard's length is a multiple of its batch size, so GradientState.remainder is 0 (or -1
@@ -476,19 +461,17 @@ void add_warnings(WhatIfReport& report) {
                     .with("duplicated", cov.duplicated)
                     .with("repeated_samples", cov.repeated)
                     .with("max_times_seen", cov.max_times)
-                    .with("ids", std::vector<std::int64_t>(s.coverage.duplicated_ids.begin(),
-                                                           s.coverage.duplicated_ids.end())));
+                    .with("ids", s.coverage.duplicated_ids.first_ids(kShownIds)));
   }
   if (cov.dropped > 0) {
     std::ostringstream os;
     os << counted(cov.dropped, "sample is", "samples are") << " never seen in the epoch (ids "
-       << ids_text(s.coverage.dropped_ids, cov.dropped) << ")";
+       << format_id_ranges(s.coverage.dropped_ids, cov.dropped) << ")";
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
-    w.push_back(
-        Warning(code::kDroppedSamples, Severity::Warning, os.str())
-            .with("dropped", cov.dropped)
-            .with("ids", std::vector<std::int64_t>(s.coverage.dropped_ids.begin(), s.coverage.dropped_ids.end())));
+    w.push_back(Warning(code::kDroppedSamples, Severity::Warning, os.str())
+                    .with("dropped", cov.dropped)
+                    .with("ids", s.coverage.dropped_ids.first_ids(kShownIds)));
   }
   if (s.config.loader.shuffle && s.config.prepare.data_seed && !s.config.prepare.use_seedable_sampler) {
     // The fix applied and simulated: the same config with use_seedable_sampler=True.
@@ -638,10 +621,15 @@ PassFigures first_pass_figures(const Scenario& s) {
   p.max_steps = s.max_steps;
   p.samples_yielded = s.coverage.counts.yielded;
   p.duplicated = s.coverage.counts.duplicated;
+  p.repeated = s.coverage.counts.repeated;
   p.dropped = s.coverage.counts.dropped;
-  const auto first = [](const std::vector<SampleId>& ids) {
-    return std::vector<SampleId>(ids.begin(),
-                                 ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), kPassIds)));
+  // The pass table names the first kPassIds runs of each kind.
+  const auto first = [](const IdRanges& ids) {
+    IdRanges out(kPassIds);
+    for (const IdRange& r : ids.ranges()) {
+      if (!out.add_run(r.first, r.last)) break;
+    }
+    return out;
   };
   p.duplicated_ids = first(s.coverage.duplicated_ids);
   p.dropped_ids = first(s.coverage.dropped_ids);
@@ -703,13 +691,14 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
         const CoverageDetail cov = measure_coverage(runs, order, n, permutation, kPassIds);
         p.samples_yielded = cov.counts.yielded;
         p.duplicated = cov.counts.duplicated;
+        p.repeated = cov.counts.repeated;
         p.dropped = cov.counts.dropped;
         p.duplicated_ids = cov.duplicated_ids;
         p.dropped_ids = cov.dropped_ids;
       } else if (known_permutation) {
         p.ids_drawn = false;
-        p.duplicated_ids.clear();
-        p.dropped_ids.clear();
+        p.duplicated_ids = IdRanges(kPassIds);
+        p.dropped_ids = IdRanges(kPassIds);
         p.method = "same layout as pass 0 (a permutation every pass: same counts, other ids)";
         out.note = "ids of passes past " + std::to_string(kPassIdsBudget) +
                    " drawn order positions are not drawn; their counts equal the first pass's (every pass is a "
@@ -772,6 +761,7 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
     }
     const CoverageDetail cov = counter.finish(kPassIds);
     p.duplicated = cov.counts.duplicated;
+    p.repeated = cov.counts.repeated;
     p.dropped = cov.counts.dropped;
     p.duplicated_ids = cov.duplicated_ids;
     p.dropped_ids = cov.dropped_ids;

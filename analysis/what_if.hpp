@@ -94,10 +94,11 @@ struct PassFigures {
   std::int64_t min_steps = 0, max_steps = 0;
   std::int64_t samples_yielded = 0;
   std::int64_t duplicated = 0;  // yields beyond each sample's first
+  std::int64_t repeated = 0;    // samples yielded more than once
   std::int64_t dropped = 0;     // samples never yielded (excluding those before a resume point)
   bool ids_drawn = true;        // false: counts only (see PassesSummary::note)
-  std::vector<SampleId> duplicated_ids;  // up to 10
-  std::vector<SampleId> dropped_ids;     // up to 10
+  IdRanges duplicated_ids{10};  // the first runs of ids
+  IdRanges dropped_ids{10};
   std::string method;  // "computed directly", "replayed", "same layout as pass 0 (a permutation every pass)"
 };
 

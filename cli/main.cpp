@@ -150,7 +150,7 @@ void check_exact_resume(const std::optional<accel::analysis::ResumeReport>& resu
     for (const auto& e : o.epochs) {
       if (e.identical) continue;
       evidence << "; epoch " << e.epoch << " differs";
-      if (!e.extra.first.empty()) evidence << " (first extra id " << e.extra.first.front() << ")";
+      if (!e.extra.first.empty()) evidence << " (first extra id " << e.extra.first.ranges().front().first << ")";
       break;
     }
     evidence << ". " << resume->recipe.statement;

@@ -88,18 +88,25 @@ CoverageDetail measure_coverage(const std::vector<PositionRun>& runs, const Samp
   const std::int64_t samples = order.size();
   if (permutation) {
     d.counts = permutation_coverage_counts(runs, samples, dataset_len, resume_from);
-    // The ids: only the first `limit` positions of the dropped and of the duplicated segments are read.
+    // The ids: only the first `limit` runs of the dropped and of the duplicated segments are read; a
+    // sequential order's segment is one run whatever its length.
+    d.duplicated_ids = IdRanges(limit);
+    d.dropped_ids = IdRanges(limit);
+    const auto collect = [&](IdRanges& into, std::int64_t begin, std::int64_t end) {
+      if (order.is_sequential()) {
+        into.add_run(begin, end - 1);
+        return;
+      }
+      for (std::int64_t p = begin; p < end && into.add(order[p]); ++p) {
+      }
+    };
     for (const Segment& s : sweep(runs, samples)) {
-      if (d.dropped_ids.size() >= limit && d.duplicated_ids.size() >= limit) break;
+      if (d.dropped_ids.closed() && d.duplicated_ids.closed()) break;
       if (s.times == 0) {
         const std::int64_t before = std::clamp(resume_from - s.begin, std::int64_t{0}, s.end - s.begin);
-        for (std::int64_t p = s.begin + before; p < s.end && d.dropped_ids.size() < limit; ++p) {
-          d.dropped_ids.push_back(order[p]);
-        }
+        collect(d.dropped_ids, s.begin + before, s.end);
       } else if (s.times > 1) {
-        for (std::int64_t p = s.begin; p < s.end && d.duplicated_ids.size() < limit; ++p) {
-          d.duplicated_ids.push_back(order[p]);
-        }
+        collect(d.duplicated_ids, s.begin, s.end);
       }
     }
     return d;
@@ -159,10 +166,13 @@ CoverageDetail MultiplicityCounter::finish(std::size_t limit) const {
   d.counts.repeated = repeated;
   d.counts.duplicated = total - d.counts.distinct;
   d.counts.max_times = max_times;
-  // The first ids of each kind, in id order; stops as soon as both lists are full.
-  for (std::size_t i = 0; i < n && (d.dropped_ids.size() < limit || d.duplicated_ids.size() < limit); ++i) {
-    if (c[i] == 0 && d.dropped_ids.size() < limit) d.dropped_ids.push_back(static_cast<SampleId>(i));
-    if (c[i] > 1 && d.duplicated_ids.size() < limit) d.duplicated_ids.push_back(static_cast<SampleId>(i));
+  // The first runs of each kind, in id order; stops as soon as both are full.
+  d.dropped_ids = IdRanges(limit);
+  d.duplicated_ids = IdRanges(limit);
+  bool dropped_open = true, duplicated_open = true;
+  for (std::size_t i = 0; i < n && (dropped_open || duplicated_open); ++i) {
+    if (c[i] == 0 && dropped_open) dropped_open = d.dropped_ids.add(static_cast<SampleId>(i));
+    if (c[i] > 1 && duplicated_open) duplicated_open = d.duplicated_ids.add(static_cast<SampleId>(i));
   }
   return d;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "id_ranges.hpp"
 #include "sample_order.hpp"
 
 namespace accel {
@@ -37,8 +38,8 @@ struct CoverageCounts {
 
 struct CoverageDetail {
   CoverageCounts counts;
-  std::vector<SampleId> duplicated_ids;  // up to `limit`, in epoch order
-  std::vector<SampleId> dropped_ids;     // up to `limit`, in epoch order (then ids the order never holds)
+  IdRanges duplicated_ids;  // up to `limit` runs, in epoch order
+  IdRanges dropped_ids;     // up to `limit` runs, in epoch order (then ids the order never holds)
 };
 
 // `order` is the epoch order the runs index; `permutation` says it holds every id of the dataset
@@ -46,8 +47,8 @@ struct CoverageDetail {
 // lets the counts come from the runs alone. Otherwise ids are counted one by one.
 // Positions below `resume_from` that are never yielded count as before_resume, not dropped.
 CoverageDetail measure_coverage(const std::vector<PositionRun>& runs, const SampleOrder& order,
-                                std::int64_t dataset_len, bool permutation, std::size_t limit = 10,
-                                std::int64_t resume_from = 0);
+                                std::int64_t dataset_len, bool permutation,
+                                std::size_t limit = IdRanges::kDefaultMaxRanges, std::int64_t resume_from = 0);
 
 // measure_coverage's counts for an order of `samples` positions that is a permutation of the dataset, from the
 // runs alone: no order, no ids (O(runs log runs)).
@@ -71,7 +72,7 @@ class MultiplicityCounter {
       saturate(id, c, times);
     }
   }
-  // Counts and (up to `limit`, in id order) the dropped and duplicated ids; yielded is left 0.
+  // Counts and (up to `limit` runs, in id order) the dropped and duplicated ids; yielded is left 0.
   CoverageDetail finish(std::size_t limit) const;
   // The exact count of one sample.
   std::int64_t times(SampleId id) const;

@@ -123,7 +123,7 @@ void epoch_plan_equals_simulation() {
   const auto seen = multiplicity(all, N);
   CoverageCounts expected;
   expected.dataset_len = N;
-  std::vector<SampleId> duplicated_ids, dropped_ids;  // first 10, in epoch order
+  IdRanges duplicated_ids(10), dropped_ids(10);  // the first 10 runs, in epoch order
   for (std::int64_t q = 0; q < N; ++q) {
     const SampleId id = ids[static_cast<std::size_t>(q)];
     const std::int64_t times = seen[static_cast<std::size_t>(id)];
@@ -133,7 +133,7 @@ void epoch_plan_equals_simulation() {
         ++expected.before_resume;
       } else {
         ++expected.dropped;
-        if (dropped_ids.size() < 10) dropped_ids.push_back(id);
+        dropped_ids.add(id);
       }
       continue;
     }
@@ -142,7 +142,7 @@ void epoch_plan_equals_simulation() {
     if (times > 1) {
       ++expected.repeated;
       expected.duplicated += times - 1;
-      if (duplicated_ids.size() < 10) duplicated_ids.push_back(id);
+      duplicated_ids.add(id);
     }
   }
   const CoverageDetail detail = measure_coverage(plan.runs(), order, N, /*permutation=*/true, 10, plan.resume_position());

@@ -10,7 +10,10 @@ namespace {
 trace::Json id_count_json(const analysis::IdCount& c) {
   trace::Json j;
   j["count"] = c.count;
-  j["first_ids"] = c.first_ids;
+  j["first_ids"] = c.ids.first_ids(10);
+  trace::Json runs = trace::Json::array();
+  for (const IdRange& r : c.ids.ranges()) runs.push_back({r.first, r.last});
+  j["id_ranges"] = runs;
   return j;
 }
 
@@ -19,8 +22,7 @@ std::string ids_line(const analysis::IdCount& c) {
   os << c.count;
   if (c.count == 0) return os.str();
   os << " (ids ";
-  for (std::size_t i = 0; i < c.first_ids.size(); ++i) os << (i ? ", " : "") << c.first_ids[i];
-  if (c.count > static_cast<std::int64_t>(c.first_ids.size())) os << ", ...";
+  os << format_id_ranges(c.ids);
   os << ")";
   return os.str();
 }

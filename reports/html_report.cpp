@@ -40,10 +40,10 @@ std::string ids_text(const std::vector<SampleId>& ids, bool more) {
 }
 
 // An "every pass" cell: the first ids (with "..." when there are more), "-" when there are none.
-std::string ids_cell(bool drawn, const std::vector<SampleId>& ids, std::int64_t count) {
+std::string ids_cell(bool drawn, const IdRanges& ids, std::int64_t count) {
   if (count == 0) return "-";
   if (!drawn) return "(not drawn)";
-  return escape_markup(ids_text(ids, count > 10));  // the analysis names the first 10
+  return escape_markup(format_id_ranges(ids, count));
 }
 
 std::string swatch(const char* colour, const std::string& label) {
@@ -483,11 +483,8 @@ std::string resume_section(const analysis::ResumeReport& r) {
         "<th>first missing ids</th></tr>";
   for (const auto& e : r.outcome.epochs) {
     os << "<tr><td>" << e.epoch << "</td><td>" << (e.identical ? "yes" : "no") << "</td><td>" << e.extra.count
-       << "</td><td>" << e.missing.count << "</td><td>"
-       << escape_markup(ids_text(e.extra.first, e.extra.count > static_cast<std::int64_t>(e.extra.first.size())))
-       << "</td><td>"
-       << escape_markup(ids_text(e.missing.first, e.missing.count > static_cast<std::int64_t>(e.missing.first.size())))
-       << "</td></tr>";
+       << "</td><td>" << e.missing.count << "</td><td>" << escape_markup(format_id_ranges(e.extra.first)) << "</td><td>"
+       << escape_markup(format_id_ranges(e.missing.first)) << "</td></tr>";
   }
   os << "</table>";
   for (const auto& why : r.reasons) os << "<p class=\"reason\">" << escape_markup(why) << "</p>";
@@ -584,7 +581,7 @@ std::string render_html(const analysis::WhatIfReport& r, const analysis::Finding
         os << "<tr><td>" << p.pass << "</td><td>" << p.loader << "</td><td>" << p.max_steps
            << (p.min_steps != p.max_steps ? " (" + std::to_string(p.min_steps) + ")" : "") << "</td><td>"
            << p.samples_yielded << "</td><td>" << p.duplicated << "</td><td>" << p.dropped << "</td><td>"
-           << ids_cell(p.ids_drawn, p.duplicated_ids, p.duplicated) << "</td><td>"
+           << ids_cell(p.ids_drawn, p.duplicated_ids, p.repeated) << "</td><td>"
            << ids_cell(p.ids_drawn, p.dropped_ids, p.dropped) << "</td></tr>";
       }
       os << "</table>";

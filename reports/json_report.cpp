@@ -24,6 +24,13 @@ Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
+// [[first, last], ...]: each run of consecutive ids, inclusive.
+Json id_ranges_json(const IdRanges& ids) {
+  Json out = Json::array();
+  for (const IdRange& r : ids.ranges()) out.push_back({r.first, r.last});
+  return out;
+}
+
 Json pass_json(const analysis::PassFigures& p) {
   Json o;
   o["pass"] = p.pass;
@@ -35,8 +42,11 @@ Json pass_json(const analysis::PassFigures& p) {
   o["duplicated"] = p.duplicated;
   o["dropped"] = p.dropped;
   o["ids_drawn"] = p.ids_drawn;
-  o["duplicated_ids"] = p.duplicated_ids;
-  o["dropped_ids"] = p.dropped_ids;
+  o["repeated_samples"] = p.repeated;
+  o["duplicated_ids"] = p.duplicated_ids.first_ids(10);
+  o["duplicated_id_ranges"] = id_ranges_json(p.duplicated_ids);
+  o["dropped_ids"] = p.dropped_ids.first_ids(10);
+  o["dropped_id_ranges"] = id_ranges_json(p.dropped_ids);
   o["method"] = p.method;
   return o;
 }
@@ -138,9 +148,11 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
     o["duplicated"] = c.duplicated;
     o["repeated_samples"] = c.repeated;
     o["max_times_seen"] = c.max_times;
-    o["duplicated_ids"] = s.coverage.duplicated_ids;
+    o["duplicated_ids"] = s.coverage.duplicated_ids.first_ids(32);
+    o["duplicated_id_ranges"] = id_ranges_json(s.coverage.duplicated_ids);
     o["dropped"] = c.dropped;
-    o["dropped_ids"] = s.coverage.dropped_ids;
+    o["dropped_ids"] = s.coverage.dropped_ids.first_ids(32);
+    o["dropped_id_ranges"] = id_ranges_json(s.coverage.dropped_ids);
     o["resumed_from"] = s.resumed_from;
     o["not_seen_before_resume"] = c.before_resume;
     o["ranks_share_order"] = s.ranks_share_order;

@@ -7,17 +7,15 @@
 namespace accel::reports {
 namespace {
 
-std::string ids_text(const analysis::IdDelta& d) {
-  std::string s;
-  for (SampleId id : d.first) s += (s.empty() ? "" : ", ") + std::to_string(id);
-  if (d.count > static_cast<std::int64_t>(d.first.size())) s += ", ...";
-  return s;
-}
+std::string ids_text(const analysis::IdDelta& d) { return format_id_ranges(d.first); }
 
 trace::Json delta_json(const analysis::IdDelta& d) {
   trace::Json j;
   j["count"] = d.count;
-  j["first"] = d.first;
+  j["first"] = d.first.first_ids(analysis::kResumeFirstIds);
+  trace::Json runs = trace::Json::array();
+  for (const IdRange& r : d.first.ranges()) runs.push_back({r.first, r.last});
+  j["id_ranges"] = runs;
   return j;
 }
 

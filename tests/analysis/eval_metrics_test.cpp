@@ -47,7 +47,7 @@ TEST(Eval, UndispatchedIterableKeepsItsPadding) {
   EXPECT_FALSE(r.outcome.exact());
   EXPECT_EQ(r.outcome.metric_samples, 12);
   EXPECT_EQ(r.outcome.metric_duplicates.count, 2);
-  EXPECT_EQ(r.outcome.metric_duplicates.first_ids, (std::vector<SampleId>{0, 1}));
+  EXPECT_EQ(r.outcome.metric_duplicates.ids.first_ids(100), (std::vector<SampleId>{0, 1}));
   EXPECT_EQ(r.outcome.metric_missing.count, 0);
   EXPECT_EQ(r.outcome.last_remainder, 0);
   EXPECT_TRUE(has_fix(r, "dispatch_batches=True"));
@@ -67,7 +67,7 @@ TEST(Eval, UnevenBatchesLeaveRanksWaiting) {
   EXPECT_EQ(r.outcome.steps, 1);
   ASSERT_TRUE(r.outcome.failure);
   EXPECT_EQ(r.outcome.failure_step, 1);
-  EXPECT_EQ(r.outcome.metric_missing.first_ids, (std::vector<SampleId>{8, 9}));
+  EXPECT_EQ(r.outcome.metric_missing.ids.first_ids(100), (std::vector<SampleId>{8, 9}));
   EXPECT_TRUE(has_fix(r, "even_batches=True"));
 }
 
@@ -89,7 +89,7 @@ TEST(Eval, DropLastLeavesTheRemainderUnknown) {
       {{"num_processes", 2}, {"dataset_len", 10}, {"batch_size", 4}, {"drop_last", true}}));
   EXPECT_TRUE(r.outcome.remainder_unknown);
   EXPECT_EQ(r.outcome.metric_samples, 8);
-  EXPECT_EQ(r.outcome.metric_missing.first_ids, (std::vector<SampleId>{8, 9}));
+  EXPECT_EQ(r.outcome.metric_missing.ids.first_ids(100), (std::vector<SampleId>{8, 9}));
   EXPECT_TRUE(has_fix(r, "drop_last=False"));
 }
 

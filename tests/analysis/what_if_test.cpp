@@ -31,7 +31,8 @@ TEST(WhatIf, SixtyFourRanksOverOneThousandAndOneSamples) {
   const Scenario& base = r.scenarios.front();
   EXPECT_EQ(base.batches_per_rank, std::vector<std::int64_t>(64, 16));
   EXPECT_EQ(base.coverage.counts.duplicated, 23);
-  EXPECT_EQ(base.coverage.duplicated_ids, iota(0, 23));
+  EXPECT_EQ(base.coverage.duplicated_ids.first_ids(100), iota(0, 23));
+  EXPECT_EQ(base.coverage.duplicated_ids.ranges().size(), 1u);  // one run, 0-22
   EXPECT_EQ(base.coverage.counts.dropped, 0);
   const Scenario& uneven = find(r, "even_batches=False");
   EXPECT_EQ(uneven.short_ranks, iota(41, 64));
@@ -40,13 +41,26 @@ TEST(WhatIf, SixtyFourRanksOverOneThousandAndOneSamples) {
   EXPECT_EQ(uneven.coverage.counts.duplicated, 0);
   const Scenario& drop = find(r, "drop_last=True");
   EXPECT_EQ(drop.coverage.counts.dropped, 41);
-  EXPECT_EQ(drop.coverage.dropped_ids, iota(960, 992));  // the first 32 of 960..1000
+  EXPECT_EQ(drop.coverage.dropped_ids.first_ids(100), iota(960, 1001));  // one run: every one of 960..1000
   EXPECT_EQ(drop.max_steps, 15);
   ASSERT_FALSE(r.warnings.empty());
   EXPECT_EQ(r.warnings.front().code, "duplicated-samples");
   EXPECT_EQ(r.warnings.front().severity, Severity::Warning);
   EXPECT_NE(r.warnings.front().message.find("23 samples are seen twice (ids 0-22)"), std::string::npos)
       << r.warnings.front().message;
+}
+
+TEST(WhatIf, ContiguousIdsReadAsOneRangeWhateverTheirCount) {
+  // 1096 = 5 * 184 + 176: drop_last drops the last 176 ids, 920-1095, one run.
+  auto c = map_case(8, 1096, 23);
+  c.loader.drop_last = true;
+  const WhatIfReport r = what_if(c);
+  const Scenario& base = r.scenarios.front();
+  ASSERT_EQ(base.coverage.counts.dropped, 176);
+  const auto w =
+      std::find_if(r.warnings.begin(), r.warnings.end(), [](const auto& x) { return x.code == "dropped-samples"; });
+  ASSERT_NE(w, r.warnings.end());
+  EXPECT_NE(w->message.find("(ids 920-1095)"), std::string::npos) << w->message;
 }
 
 TEST(WhatIf, DispatcherTailGivesEmptyBatchesToLaterRanks) {

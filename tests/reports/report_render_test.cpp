@@ -321,9 +321,8 @@ TEST(HtmlReport, EveryPassCellsNameTheirIdsWithoutADanglingSlash) {
   const std::string table = between(html, "<table id=\"passes\">", "</table>");
   ASSERT_FALSE(table.empty());
   EXPECT_FALSE(std::regex_search(table, std::regex("/\\s*</td>"))) << table;
-  std::string ids;
-  for (auto id : r.passes.passes[0].duplicated_ids) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
-  EXPECT_NE(table.find("<td>" + ids + ", ...</td><td>-</td></tr>"), std::string::npos) << table;
+  // The padding repeats the first 23 ids: one run, every id of it named.
+  EXPECT_NE(table.find("<td>0-22</td><td>-</td></tr>"), std::string::npos) << table;
 }
 
 TEST(HtmlReport, TerminalBoxHoldsEverySection) {
