@@ -26,6 +26,7 @@
 #include "cli/cli_main.hpp"
 #include "cli/compare_reference.hpp"
 #include "cli/eval_flags.hpp"
+#include "cli/help_topics.hpp"
 #include "cli/integer_flag.hpp"
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
@@ -538,6 +539,8 @@ struct CommandLine {
   LoaderFlags run_loader;
   CLI::App* launch_cmd = nullptr;
   std::int64_t nproc = 0;
+  CLI::App* help_cmd = nullptr;
+  std::optional<std::string> help_topic;
   accel::cli::RankFlags launch_flags;
   LoaderFlags launch_loader;
 
@@ -598,6 +601,8 @@ struct CommandLine {
     if (wanted("run")) add_run_flags();
     launch_cmd = app.add_subcommand("launch", "start N local ranks of `run` on 127.0.0.1; exit with rank 0's verdict");
     if (wanted("launch")) add_launch_flags();
+    help_cmd = app.add_subcommand("help", "help by topic: `accel-sim help` lists the topics, `accel-sim help resume`");
+    help_cmd->add_option("TOPIC", help_topic, "a topic (a command, a family of options, requirements, findings, ...)");
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -708,6 +713,7 @@ int run_cli(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  if (*cl.help_cmd) return accel::cli::print_help_topic(app, cl.help_topic, std::cout, std::cerr);
   try {
     if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
     if (*cl.check_cmd) apply_launch_setup(cl.check_flags, &cl.check_training, *cl.check_cmd);

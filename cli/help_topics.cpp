@@ -1,0 +1,177 @@
+// The help topics: which text each topic shows and where its docs page is.
+#include "cli/help_topics.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
+#include <ostream>
+#include <string_view>
+#include <vector>
+
+#include "trace/nearest_name.hpp"
+
+namespace accel::cli {
+namespace {
+
+enum class Shows { Command, Groups, Text };
+
+struct Topic {
+  std::string_view name;
+  std::string_view summary;
+  Shows shows;
+  // Command: the subcommand's name; Groups: option groups of the root command, '|'-separated; Text: the text.
+  std::string_view what;
+  std::string_view page;  // docs/ page, or empty
+};
+
+constexpr std::string_view kRequirements =
+    "Requirements of `accel-sim check --require LIST` (and the what-if's --require), judged on every pass:\n"
+    "  no-duplicates   no sample is yielded more than once\n"
+    "  no-drops        every sample of the dataset is yielded\n"
+    "  lockstep        every rank yields the same number of batches (none waits forever in a collective)\n"
+    "  len-consistent  len(dataloader) equals the batches each rank yields\n"
+    "  full-coverage   every sample exactly once (no-duplicates and no-drops)\n"
+    "  exact-resume    the restarted job trains on what the uninterrupted one does (--resume-at, --resume-at-step)\n"
+    "  exact-metrics   gather_for_metrics hands the metric every sample exactly once (--eval)\n"
+    "A failure prints its evidence (ids, ranks, steps) and exits 1.\n";
+
+constexpr std::string_view kFindings =
+    "Finding codes (terminal `severity[code]: message`, JSON `findings`), errors first:\n"
+    "  rejected-config              error    Accelerate raises for this configuration\n"
+    "  iteration-error              error    every rank raises while iterating\n"
+    "  uneven-steps-hang            error    ranks yield different numbers of batches: a collective hangs\n"
+    "  scheduler-error              error    the lr scheduler raises during training\n"
+    "  duplicated-samples           warning  samples are yielded more than once in a pass\n"
+    "  dropped-samples              warning  samples are never yielded in a pass\n"
+    "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
+    "  data-seed-ignored            warning  data_seed has no effect on this sampler\n"
+    "  skip-epoch-counter           warning  skip_first_batches' loader does not advance the epoch counter\n"
+    "  later-pass-differs           warning  a later pass duplicates, drops or steps differently from pass 0\n"
+    "  scheduler-runs-fast          warning  the scheduler steps more than once per optimizer step\n"
+    "  schedule-ends-early          warning  the schedule reaches its end before training does\n"
+    "  schedule-far-from-end        warning  training ends far before the schedule does\n"
+    "  resume-not-identical         warning  the restarted job trains on other samples than the uninterrupted one\n"
+    "  inexact-metrics              warning  gather_for_metrics hands the metric duplicates or misses samples\n"
+    "  unseeded-shuffle             note     the shuffle is not seeded (a warning when ranks shuffle differently)\n"
+    "  ids-follow-global-generator  note     the shuffled ids depend on what drew from torch's generator before "
+    "prepare\n"
+    "  exact-alternative            note     a simulated option with every sample once and ranks in lock-step\n"
+    "  fp16-skipped-steps           note     the fp16 loss scaler skips steps on overflow\n"
+    "  warmup-unscaled              note     the warm-up counts scheduler steps, not optimizer steps\n"
+    "  onecycle-guard               note     OneCycleLR would raise past its end; steps are guarded\n"
+    "Evidence keys per code: docs/report-json.md.\n";
+
+constexpr std::string_view kExitCodes =
+    "Exit codes:\n"
+    "  0   ok: every requirement holds, traces identical, the what-if ran\n"
+    "  1   a requirement failed (check), traces differ (diff, compare, run, launch)\n"
+    "  2   bad input (a flag, a config file, a trace) or a configuration Accelerate rejects\n"
+    "  3   run/launch: a rank died at --die-at-step, as asked\n"
+    "  4   run/launch: the job failed\n"
+    "  5   run/launch: ranks hung in a collective, as the simulator predicted\n"
+    "  70  internal error\n";
+
+constexpr std::array kTopics = {
+    Topic{"what-if", "the default command: which samples each rank sees, and what to change", Shows::Groups,
+          "How it is prepared (Accelerator / prepare_data_loader)|The user's DataLoader|Passes|Output",
+          "docs/what-if.md"},
+    Topic{"seeds", "set_seed, SeedableRandomSampler, generators and draws before prepare", Shows::Groups, "Seeds",
+          "docs/what-if.md"},
+    Topic{"training", "the training loop: accumulation, optimizer and scheduler steps", Shows::Groups,
+          "Training loop (with --scheduler)", "docs/training.md"},
+    Topic{"resume", "is a resume from a checkpoint exact (skip_first_batches, stateful loaders)", Shows::Groups,
+          "Resume what-if", "docs/resume.md"},
+    Topic{"eval", "what gather_for_metrics hands the metric", Shows::Groups, "Evaluation (gather_for_metrics)",
+          "docs/eval.md"},
+    Topic{"check", "the CI gate: exit 1 when a requirement fails", Shows::Command, "check", "docs/what-if.md"},
+    Topic{"requirements", "what each `check --require` name judges", Shows::Text, kRequirements, "docs/what-if.md"},
+    Topic{"findings", "every finding code, its severity and meaning", Shows::Text, kFindings, "docs/report-json.md"},
+    Topic{"exit-codes", "what each exit code means", Shows::Text, kExitCodes, "docs/reference.md"},
+    Topic{"trace", "print a config's trace (golden schema JSON)", Shows::Command, "trace", "docs/reference.md"},
+    Topic{"diff", "compare two trace files", Shows::Command, "diff", "docs/reference.md"},
+    Topic{"compare", "record a config with the real Accelerate and diff it with the simulator", Shows::Command,
+          "compare", "docs/real-accelerate.md"},
+    Topic{"run", "one real rank over Gloo/NCCL (under torchrun or launch)", Shows::Command, "run",
+          "docs/real-ranks.md"},
+    Topic{"launch", "start N local real ranks and compare with the simulator", Shows::Command, "launch",
+          "docs/real-ranks.md"},
+    Topic{"python", "the Python module: from_dataloader, what_if, check", Shows::Text,
+          "The Python module (accel_sim) runs the same analyses in process: accel_sim.from_dataloader(dl, ...) reads\n"
+          "a real DataLoader (and torch's global generator), accel_sim.what_if(...) and accel_sim.check(...) take\n"
+          "the command line's flags.\n",
+          "docs/python.md"},
+    Topic{"limits", "what accel-sim refuses and does not model", Shows::Text,
+          "What accel-sim does not model it refuses (exit 2, naming what is missing), never approximates:\n"
+          "  distributed_type MEGATRON_LM; in from_dataloader, samplers other than Sequential/RandomSampler,\n"
+          "  custom batch samplers, an IterableDataset with num_workers > 0; on real ranks, DDP buffer broadcasts.\n"
+          "Sizes: --ranks up to 65536, lengths and batch sizes up to 2^40; a size this machine cannot hold is\n"
+          "refused as out of memory.\n",
+          "docs/limits.md"},
+};
+
+const Topic* find_topic(std::string_view name) {
+  for (const Topic& t : kTopics) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+void print_groups(const CLI::App& app, std::string_view groups, std::ostream& out) {
+  // The root command's own formatter, so the lines are --help's.
+  const auto own = std::dynamic_pointer_cast<CLI::Formatter>(app.get_formatter());
+  const CLI::Formatter fallback;
+  const CLI::Formatter& formatter = own ? *own : fallback;
+  std::size_t begin = 0;
+  while (begin <= groups.size()) {
+    const std::size_t end = std::min(groups.find('|', begin), groups.size());
+    const std::string group(groups.substr(begin, end - begin));
+    const std::vector<const CLI::Option*> options =
+        app.get_options([&](const CLI::Option* o) { return o->get_group() == group; });
+    std::string text = formatter.make_group(group, false, options);
+    text.erase(0, text.find_first_not_of('\n'));
+    out << text << "\n";
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
+int print_help_topic(const CLI::App& app, const std::optional<std::string>& topic, std::ostream& out,
+                     std::ostream& err) {
+  if (!topic) {
+    out << "Usage: accel-sim help TOPIC\n\nTopics:\n";
+    for (const Topic& t : kTopics) {
+      out << "  " << t.name << std::string(14 - std::min<std::size_t>(t.name.size(), 13), ' ') << t.summary << "\n";
+    }
+    out << "\naccel-sim --help lists every option; accel-sim COMMAND --help a command's.\n";
+    return 0;
+  }
+  const Topic* t = find_topic(*topic);
+  if (!t) {
+    std::vector<std::string> names;
+    for (const Topic& k : kTopics) names.emplace_back(k.name);
+    const std::string nearest = trace::nearest_name(*topic, names);
+    err << "accel-sim: help: unknown topic \"" << *topic << "\""
+        << (nearest.empty() ? "" : "; did you mean " + nearest + "?") << " (accel-sim help lists them)\n";
+    return 2;
+  }
+  out << "accel-sim help " << t->name << ": " << t->summary << "\n\n";
+  switch (t->shows) {
+    case Shows::Command: {
+      const auto subs = app.get_subcommands([&](const CLI::App* s) { return s->get_name() == t->what; });
+      if (!subs.empty()) out << subs.front()->help("accel-sim");
+      break;
+    }
+    case Shows::Groups:
+      print_groups(app, t->what, out);
+      break;
+    case Shows::Text:
+      out << t->what;
+      break;
+  }
+  if (!t->page.empty()) out << "More: " << t->page << "\n";
+  return 0;
+}
+
+}  // namespace accel::cli
