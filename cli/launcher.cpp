@@ -215,7 +215,8 @@ int launch(const LaunchPlan& plan) {
         if (s->fd < 0) continue;
         fds.push_back({s->fd, POLLIN, 0});
         streams.push_back(s);
-        prefixes.push_back("[rank " + std::to_string(k) + "] ");
+        // Rank 0's stdout is the trace (or, with --out, the verdict) as it wrote it: a tool can read it.
+        prefixes.push_back(k == 0 && s == &ranks[k].out ? "" : "[rank " + std::to_string(k) + "] ");
       }
     }
     if (!fds.empty()) {

@@ -5,7 +5,7 @@
 // then trains on what the loader yields as a DDP job would (sim/ddp_training.hpp: a gradient all_reduce
 // per optimizer step, no_sync while accumulating, join_uneven_inputs when asked), and sends its record
 // to rank 0, which writes the job's trace, diffs it against the in-process simulator and compares where
-// the real ranks blocked with where the simulator predicted they would: "identical" (exit 0) only for a
+// the real ranks blocked with where the simulator predicted they would: "identical to the simulator's prediction" (exit 0) only for a
 // job that completed as predicted; a hang the simulator predicted exits 5, naming the ranks and the step;
 // any difference exits 1. Other exit codes: 2 bad input or environment (a missing variable, no GPU), 3
 // the test fault --die-at-step, 4 the job failed (a peer died, gave up or timed out; the message names
@@ -177,6 +177,8 @@ bool same_outcome(const accel::sim::TrainingVerdict& a, const accel::sim::Traini
          step_of(a) == step_of(b) && a.error.has_value() == b.error.has_value();
 }
 
+constexpr const char* kIdentical = "identical to the simulator's prediction";
+
 // Rank 0's end of the job: the trace, its diff against the in-process simulator, and the training
 // loop's outcome against the simulator's prediction.
 int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o) {
@@ -184,7 +186,8 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
       accel::ranks::assemble_trace(job.config, accel::sim::reports_error_rank(job.loader), outcomes, job.origin);
   const bool trace_on_stdout = o.out_path.empty();
   if (trace_on_stdout) {
-    std::cout << accel::trace::dump(real);
+    // Flushed before the verdict is written to stderr, so a launcher reading both sees the trace first.
+    std::cout << accel::trace::dump(real) << std::flush;
   } else {
     write_out(o.out_path, accel::trace::dump(real));
   }
@@ -198,7 +201,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     return kExitDiffer;
   }
   if (o.loader_only) {
-    verdict << "identical\n";
+    verdict << kIdentical << "\n";
     return 0;
   }
   std::vector<accel::sim::TrainingRank> observed_ranks;
@@ -235,7 +238,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   if (observed.error && !observed.hang) {
     // Accelerate raised on every rank as it does for this config (prepare, or the pass): the trace above
     // holds it, equal to the simulator's, and no rank was left waiting.
-    verdict << "identical (" << seen << ", as Accelerate does)\n";
+    verdict << kIdentical << " (" << seen << ", as Accelerate does)\n";
     return 0;
   }
   if (!observed.completed) {
@@ -243,7 +246,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
             << (observed.hang ? kExitHang : kExitJobFailed) << ")\n";
     return observed.hang ? kExitHang : kExitJobFailed;
   }
-  verdict << "identical (" << seen << ")\n";
+  verdict << kIdentical << " (" << seen << ")\n";
   return 0;
 }
 

@@ -52,12 +52,12 @@ configs=(
 job "nccl collectives self-check, $nproc rank(s)" "collectives ok (nccl, $nproc ranks)" --nproc "$nproc" --backend nccl --check-collectives
 for c in "${configs[@]}"; do
   # shellcheck disable=SC2086
-  job "nccl ${c%%:*}, $nproc rank(s)" "^\[rank 0\] identical" --nproc "$nproc" --backend nccl ${c#*:}
+  job "nccl ${c%%:*}, $nproc rank(s)" "^\[rank 0\] identical to the simulator's prediction" --nproc "$nproc" --backend nccl ${c#*:}
 done
 if [ "$gpus" -eq 1 ]; then
   for c in "${configs[@]}"; do
     # shellcheck disable=SC2086
-    job "gloo ${c%%:*}, 2 ranks" "^\[rank 0\] identical" --nproc 2 --backend gloo ${c#*:}
+    job "gloo ${c%%:*}, 2 ranks" "^\[rank 0\] identical to the simulator's prediction" --nproc 2 --backend gloo ${c#*:}
   done
 else
   # A rank dies mid-pass: the others must fail naming it, quickly.

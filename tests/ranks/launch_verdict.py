@@ -3,7 +3,7 @@ import re
 
 # "[rank 0] hang: ranks 0, 1 wait forever in the gradient all_reduce at epoch 0 step 1; ..." (group 5: the rest,
 # where ranks blocked elsewhere are named as "(rank r at epoch e step s)").
-HANG = re.compile(r"^\[rank 0\] hang: ranks? ([0-9, -]+) wait forever in the (.+?) at epoch (\d+) step (\d+)(.*)$")
+HANG = re.compile(r"^(?:\[rank 0\] )?hang: ranks? ([0-9, -]+) wait forever in the (.+?) at epoch (\d+) step (\d+)(.*)$")
 
 
 def ranks_of(text):
@@ -26,7 +26,7 @@ def hang_of(log):
 
 # "[rank 0] identical (completed: 2 optimizer steps, ... per rank)" or, when the ranks differ, "[rank 0] identical
 # (completed: ranks 0, 1: 2 optimizer steps, ...; rank 2: 1 optimizer step, ...)" (ranks/training_summary.hpp).
-COMPLETED = re.compile(r"^\[rank 0\] identical \(completed: (.*)\)$")
+COMPLETED = re.compile(r"^(?:\[rank 0\] )?identical to the simulator's prediction \(completed: (.*)\)$")
 EVERY_RANK = re.compile(r"^(\d+) optimizer steps?, .* per rank")
 GROUP = re.compile(r"^ranks? ([0-9, -]+): (\d+) optimizer steps?,")
 

@@ -92,7 +92,7 @@ RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$bin" 
 rc0=$?
 wait "$pid1"
 rc1=$?
-if [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && grep -qE "^identical( \(completed: .*\))?$" "$log0" && grep -q '"ranks"' "$log0"; then ok; else
+if [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && grep -qE "^identical to the simulator's prediction( \(completed: .*\))?$" "$log0" && grep -q '"ranks"' "$log0"; then ok; else
   bad "torchrun-style run: rank 0 exit $rc0, rank 1 exit $rc1" "$(cat "$log0" "$log1")"; fi
 
 # A rank that never comes is named after the timeout.
@@ -110,15 +110,28 @@ randperm=$(ls "$(dirname "$0")"/../../golden/cases/randperm-*.json 2>/dev/null |
 if [ -n "$randperm" ]; then
   expect "non-loader config" 2 "only data-loader configs" "$bin" launch --nproc 1 --config "$randperm"
 fi
-expect "transport self-check" 0 "^\[rank 0\] collectives ok (gloo, 3 ranks)" "$bin" launch --nproc 3 --check-collectives
-expect "launch output is prefixed" 0 "^\[rank 0\] identical" "$bin" launch --nproc 2 --dataset-len 6 --batch-size 2
+expect "transport self-check" 0 "^collectives ok (gloo, 3 ranks)" "$bin" launch --nproc 3 --check-collectives
+expect "launch: the verdict, prefixed, on stderr" 0 "^\[rank 0\] identical to the simulator's prediction" "$bin" launch --nproc 2 --dataset-len 6 --batch-size 2
+# Rank 0's stdout is the trace as it wrote it: a tool reads it (and diffs it with the simulator's).
+trace_out=$("$bin" launch --nproc 2 --dataset-len 6 --batch-size 2 2>/dev/null)
+rc=$?
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys; t=json.load(sys.stdin); assert t["reference"]["world_size"] == 2' <<<"$trace_out" &&
+   { tf=$(mktemp); printf '%s\n' "$trace_out" >"$tf"; "$bin" trace --ranks 2 --dataset-len 6 --batch-size 2 | "$bin" diff - "$tf" >/dev/null; r=$?; rm -f "$tf"; [ "$r" -eq 0 ]; }; then ok; else
+  bad "launch's stdout is not a trace: exit $rc" "$trace_out"; fi
+# With --out the trace is in the file and the verdict alone on stdout, unprefixed.
+trace_file=$(mktemp)
+verdict_out=$("$bin" launch --nproc 2 --dataset-len 6 --batch-size 2 --out "$trace_file" 2>/dev/null)
+if grep -qE "^identical to the simulator's prediction \(completed: .*\)$" <<<"$verdict_out" && [ "$(wc -l <<<"$verdict_out")" -eq 1 ] &&
+   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$trace_file"; then ok; else
+  bad "launch --out: stdout is not the verdict line" "$verdict_out"; fi
+rm -f "$trace_file"
 
 # NCCL: without a GPU (or without NCCL in the build) a clear error; with one, a real world-size-1 job.
 out=$(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" \
       "$bin" run --backend nccl --dataset-len 10 --dispatch-batches --put-on-device --timeout-s 10 2>&1)
 rc=$?
 if { [ "$rc" -eq 2 ] && grep -q "needs a GPU per rank, and none is usable here\|this build has no NCCL" <<<"$out"; } ||
-   { [ "$rc" -eq 0 ] && grep -qE "^identical( \(completed: .*\))?$" <<<"$out"; }; then ok; else bad "nccl without a GPU: exit $rc" "$out"; fi
+   { [ "$rc" -eq 0 ] && grep -qE "^identical to the simulator's prediction( \(completed: .*\))?$" <<<"$out"; }; then ok; else bad "nccl without a GPU: exit $rc" "$out"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,7 +30,7 @@ check "join_uneven_inputs on MULTI_CPU still hangs" 0 test $? -eq 5
 out=$("$bin" "${uneven[@]}" --join-uneven-inputs --distributed-type MULTI_GPU 2>&1)
 check "join_uneven_inputs on MULTI_GPU completes" 0 test $? -eq 0
 # Per rank (issue 31): rank 2 joined after its one batch and made one optimizer step, not the others' two.
-check_output "and says identical with each rank's steps" "^\[rank 0\] identical (completed: ranks 0, 1: 2 optimizer steps, 2 gradient all_reduces, 6 scheduler steps; rank 2: 1 optimizer step, 1 gradient all_reduce (+1 shadowed by Join), 3 scheduler steps)$" echo "$out"
+check_output "and says identical with each rank's steps" "^\[rank 0\] identical to the simulator's prediction (completed: ranks 0, 1: 2 optimizer steps, 2 gradient all_reduces, 6 scheduler steps; rank 2: 1 optimizer step, 1 gradient all_reduce (+1 shadowed by Join), 3 scheduler steps)$" echo "$out"
 
 out=$("$bin" "${uneven[@]}" --loader-only 2>&1)
 check "--loader-only compares the loader only" 0 test $? -eq 0
