@@ -7,9 +7,9 @@
 // to rank 0, which writes the job's trace, diffs it against the in-process simulator and compares where
 // the real ranks blocked with where the simulator predicted they would: "identical to the simulator's
 // prediction" (exit 0) only for a job that completed as predicted; a hang the simulator predicted exits 5,
-// naming the ranks and the step; any difference exits 1. Other exit codes: 2 bad input or environment (a missing variable, no GPU), 3
-// the test fault --die-at-step, 4 the job failed (a peer died, gave up or timed out; the message names
-// it). This executable links LibTorch; `accel-sim` does not.
+// naming the ranks and the step; any difference exits 1. Other exit codes: 2 bad input or environment (a missing
+// variable, no GPU), 3 the test fault --die-at-step, 4 the job failed (a peer died, gave up or timed out; the message
+// names it). This executable links LibTorch; `accel-sim` does not.
 #include <CLI/CLI.hpp>
 
 #include <fcntl.h>
