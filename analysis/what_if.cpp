@@ -65,16 +65,18 @@ bool inside_out(const DataLoaderArgs& loader, const PrepareOptions& options) {
 // permutation is alive at a time.
 class OrderCache {
  public:
-  SampleOrder get(const DataLoaderArgs& loader, const PrepareOptions& options, const Progress& progress) {
-    if (order_ && same_pass_order(loader_, options_, loader, options)) return *order_;
+  // `skipped`: the pass is run by skip_first_batches' loader (pass_order's before_any_prepared_pass).
+  SampleOrder get(const DataLoaderArgs& loader, const PrepareOptions& options, bool skipped, const Progress& progress) {
+    if (order_ && skipped == skipped_ && same_pass_order(loader_, options_, loader, options)) return *order_;
     order_.reset();
     if (draws_randperm(loader)) {
       tell(progress, "drawing torch.randperm(" + std::to_string(loader.dataset_len) + ") (" +
                          (inside_out(loader, options) ? "inside-out loop" : "forward swap loop") + ")");
     }
-    order_ = pass_order(loader, options, 0);
+    order_ = pass_order(loader, options, 0, skipped);
     loader_ = loader;
     options_ = options;
+    skipped_ = skipped;
     return *order_;
   }
 
@@ -82,6 +84,7 @@ class OrderCache {
   std::optional<SampleOrder> order_;
   DataLoaderArgs loader_;
   PrepareOptions options_;
+  bool skipped_ = false;
 };
 
 // Rows: every rank up to kTimelineEveryRank ranks; else runs of consecutive ranks with equal steps, and when those
@@ -264,7 +267,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
         return s;
       }
     }
-    const SampleOrder order = cache.get(c.loader, options, progress);
+    const SampleOrder order = cache.get(c.loader, options, skip.has_value(), progress);
     const bool permutation = !c.loader.shuffle || (!c.loader.replacement && order.size() == c.loader.dataset_len);
     s.coverage = measure_coverage(runs, order, c.loader.dataset_len, permutation, kShownIds, s.resumed_from);
     if (strip_bins > 0) {

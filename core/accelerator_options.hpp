@@ -54,6 +54,7 @@ inline PrepareOptions prepare_options_of(const AcceleratorOptions& a, std::int64
   p.even_batches = a.dataloader_config.even_batches;
   p.use_seedable_sampler = a.dataloader_config.use_seedable_sampler;
   p.data_seed = a.dataloader_config.data_seed;
+  p.use_stateful_dataloader = a.dataloader_config.use_stateful_dataloader;
   return p;
 }
 

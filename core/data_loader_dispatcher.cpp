@@ -1,6 +1,8 @@
 #include "data_loader_dispatcher.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "mutation.hpp"
 #include "randperm.hpp"
@@ -40,11 +42,14 @@ Batch slice(const Batch& b, std::int64_t pad_from_first, const Batch& first, std
 // order is drawn on the first next(), as torch's lazy sampler iterator does.
 class DataLoaderDispatcher::BaseIterator {
  public:
-  BaseIterator(DataLoaderDispatcher& owner) : owner_(owner) {}
+  // `reuses_iterator`: the base loader hands out the iterator it built with the loader (no _base_seed draw).
+  BaseIterator(DataLoaderDispatcher& owner, bool reuses_iterator) : owner_(owner), reuses_(reuses_iterator) {}
 
   std::optional<Batch> next() {
     if (!order_) {
-      order_ = owner_.options_.iterable ? iterable_order() : owner_.shared_->sampler.iterate_in_loader();
+      order_ = owner_.options_.iterable ? iterable_order()
+               : reuses_                ? owner_.shared_->sampler.iterate()
+                                        : owner_.shared_->sampler.iterate_in_loader();
       index_ = owner_.skip_underlying_;
       const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
       count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;
@@ -66,6 +71,7 @@ class DataLoaderDispatcher::BaseIterator {
   }
 
   DataLoaderDispatcher& owner_;
+  bool reuses_ = false;
   std::optional<SampleOrder> order_;
   std::int64_t index_ = 0;
   std::int64_t count_ = 0;
@@ -79,10 +85,18 @@ struct DataLoaderDispatcher::Fetched {
 DataLoaderDispatcher::DataLoaderDispatcher(DispatcherOptions options)
     : options_(options),
       shared_(std::make_shared<Shared>(Shared{Sampler(options.sampler),
-                                              TorchGenerator(options.dataset_generator_seed.value_or(kTorchDefaultSeed))})) {}
+                                              TorchGenerator(options.dataset_generator_seed.value_or(kTorchDefaultSeed))})) {
+  if (options_.stateful && !options_.iterable && !mutant(Mutation::StatefulInitialIteratorIgnored)) {
+    shared_->sampler.build_loader_iterator();
+    initial_iterator_ = true;
+  }
+}
 
 DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_batches) const {
   DataLoaderDispatcher skipped = *this;
+  // skip_first_batches builds its dispatcher over a plain DataLoader (no use_stateful_dataloader).
+  skipped.options_.stateful = false;
+  skipped.initial_iterator_ = false;
   if (options_.iterable) {
     skipped.skip_dispatched_ = num_batches;
   } else {
@@ -110,7 +124,9 @@ Attribute<std::int64_t> DataLoaderDispatcher::len() const {
 Attribute<std::int64_t> DataLoaderDispatcher::total_batch_size() const {
   // The property reads dataset.batch_size, which a plain dataset lacks; DataLoaderAdapter's
   // attribute fallback then reports it as missing on the DataLoader.
-  return AttributeFailure{PyErrorType::AttributeError, "'DataLoader' object has no attribute 'total_batch_size'"};
+  return AttributeFailure{PyErrorType::AttributeError, std::string("'") +
+                                                          (options_.stateful ? "StatefulDataLoader" : "DataLoader") +
+                                                          "' object has no attribute 'total_batch_size'"};
 }
 
 Attribute<std::int64_t> DataLoaderDispatcher::total_dataset_length() const { return options_.sampler.dataset_len; }
@@ -166,7 +182,7 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
   const std::int64_t r = options_.process_index;
   std::int64_t remainder = -1;  // begin(): total_batch_size raises, so it stays -1 until the end
   set_epoch(iteration_);
-  BaseIterator it(*this);
+  BaseIterator it(*this, std::exchange(initial_iterator_, false));
   stop_iteration_ = false;
   // The epoch's first dispatched batch, whose first num_processes samples complete a short final one.
   std::shared_ptr<const Batch> first_batch;

@@ -35,6 +35,9 @@ struct DispatcherOptions {
   // The ranks form a torch.distributed group. Without one (a single process, distributed_type NO)
   // Accelerate's broadcast hands a missing batch back instead of refusing it.
   bool process_group = true;
+  // The base loader is torchdata's StatefulDataLoader (use_stateful_dataloader=True): built with an iterator
+  // its first pass uses, and the class missing attributes are reported on.
+  bool stateful = false;
 };
 
 struct DispatchPass {
@@ -85,6 +88,7 @@ class DataLoaderDispatcher {
   std::int64_t skip_dispatched_ = 0;   // iterable: skip_batches
   std::int64_t iteration_ = 0;
   bool stop_iteration_ = false;
+  bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
 };
 
 }  // namespace accel

@@ -1,6 +1,7 @@
 #include "data_loader_shard.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "error.hpp"
 #include "mutation.hpp"
@@ -17,6 +18,10 @@ DataLoaderShard::DataLoaderShard(MapLoaderOptions options)
     : map_(options), sampler_(std::make_shared<Sampler>(options.sampler)) {
   if (!map_->sharded) map_->shard = ShardOptions{1, 0, false, false};
   (void)layout();  // raises BatchSamplerShard's construction errors now, as Accelerate does
+  if (map_->stateful && !mutant(Mutation::StatefulInitialIteratorIgnored)) {
+    sampler_->build_loader_iterator();
+    initial_iterator_ = true;
+  }
 }
 
 DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(options) {
@@ -34,6 +39,9 @@ ShardLayout DataLoaderShard::layout() const {
 DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) const {
   DataLoaderShard skipped = *this;
   skipped.skip_ = mutant(Mutation::SkipNotApplied) ? 0 : num_batches;
+  // skip_first_batches builds a plain DataLoader (no use_stateful_dataloader): it builds its own iterators.
+  if (skipped.map_) skipped.map_->stateful = false;
+  skipped.initial_iterator_ = false;
   return skipped;
 }
 
@@ -102,8 +110,8 @@ void DataLoaderShard::share_draws(std::shared_ptr<DrawMemo> memo) {
   memo_ = std::move(memo);
 }
 
-SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators) {
-  if (map_) return sampler_->iterate_in_loader(discarded_iterators);
+SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators, bool reuses_iterator) {
+  if (map_) return reuses_iterator ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
@@ -135,7 +143,9 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
     if (total.ok() && length.ok()) remainder = length.value() % total.value();
   }
   set_epoch(iteration_);
-  SampleOrder order = next_order(restored.discarded_iterators);
+  // Only a loader that was load_state_dict'ed has a restored pass, and that dropped the initial iterator.
+  if (!(restored == RestoredPass{})) initial_iterator_ = false;
+  SampleOrder order = next_order(restored.discarded_iterators, std::exchange(initial_iterator_, false));
   LoaderPass pass{std::move(order), layout(),   skip_.value_or(0) + restored.skipped_batches,
                   remainder,        iteration_, sampler_epoch()};
   // A pass whose underlying loader yields nothing at all returns before counting an iteration; one

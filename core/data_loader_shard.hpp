@@ -58,6 +58,9 @@ struct MapLoaderOptions {
   ShardOptions shard;
   // False when prepare_data_loader left the batch sampler alone (num_processes == 1).
   bool sharded = true;
+  // The base loader is torchdata's StatefulDataLoader: DataLoaderAdapter calls its state_dict() when it is
+  // built, which builds the iterator (and draws the _base_seed) the first pass then uses.
+  bool stateful = false;
 };
 
 struct IterableLoaderOptions {
@@ -106,6 +109,9 @@ class DataLoaderShard {
   // with nothing to yield returns before counting an iteration, as a skipped one does) and the iterators it
   // discards first. Map-style loaders only (torchdata fast-forwards an iterable dataset by fetching).
   LoaderPass iterate(Communicator* comm = nullptr, RestoredPass restored = {});
+  // load_state_dict on the base StatefulDataLoader: the iterator built with the loader is dropped, so the next
+  // pass builds its own (iterate()'s `restored` says how it starts).
+  void load_state_dict() noexcept { initial_iterator_ = false; }
 
  private:
   struct DatasetState {  // the iterable dataset's own generator, shared with skipped loaders
@@ -113,7 +119,7 @@ class DataLoaderShard {
   };
 
   ShardLayout layout() const;
-  SampleOrder next_order(std::int64_t discarded_iterators);
+  SampleOrder next_order(std::int64_t discarded_iterators, bool reuses_iterator);
   void synchronize(Communicator& comm);
 
   std::optional<MapLoaderOptions> map_;
@@ -124,6 +130,7 @@ class DataLoaderShard {
   std::optional<std::int64_t> skip_;
   std::int64_t iteration_ = 0;
   bool synchronize_ = false;
+  bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
 };
 
 }  // namespace accel

@@ -75,7 +75,8 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
 
 }  // namespace
 
-SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass) {
+SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass,
+                       bool before_any_prepared_pass) {
   if (loader.dataset_kind == DatasetKind::Iterable) {
     if (!loader.dataset_generator_seed) return SampleOrder::sequential(loader.dataset_len);
     TorchGenerator gen(*loader.dataset_generator_seed);
@@ -90,6 +91,9 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   PrepareOptions rank0 = options;
   rank0.process_index = 0;
   Sampler sampler(sampler_for(loader, rank0, resolve_dispatch_batches(loader, options)));
+  if (options.use_stateful_dataloader && before_any_prepared_pass && !mutant(Mutation::StatefulInitialIteratorIgnored)) {
+    sampler.build_loader_iterator();
+  }
   if (sampler.is_seedable()) {
     sampler.set_epoch(pass);
     return sampler.iterate_in_loader();
@@ -158,6 +162,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.process_index = options.process_index;
       d.dataset_generator_seed = loader.dataset_generator_seed;
       d.process_group = options.process_group;
+      d.stateful = options.use_stateful_dataloader;
       return DataLoaderDispatcher(d);
     }
     if (loader.dataset_kind == DatasetKind::Iterable) {
@@ -177,6 +182,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     map.batch_sampler = BatchSampler{loader.batch_size, loader.drop_last};
     map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
     map.sharded = sharded;
+    map.stateful = options.use_stateful_dataloader;
     DataLoaderShard shard(map);
     shard.set_synchronize_generator(options.synchronize_generator);
     return shard;

@@ -62,6 +62,9 @@ struct PrepareOptions {
   // The processes form a torch.distributed group (Accelerate's distributed_type is not NO). False only for
   // an Accelerator's single process, which never starts one.
   bool process_group = true;
+  // DataLoaderConfiguration(use_stateful_dataloader=True): the prepared loader wraps torchdata's
+  // StatefulDataLoader (skip_first_batches' loaders never do).
+  bool use_stateful_dataloader = false;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 
@@ -72,7 +75,11 @@ bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions
 
 // The epoch order rank 0's loader draws on its pass number `pass` (0 = the first), as its sampler or
 // dataset generator produces it: what every rank shares unless an unsynchronised shuffle differs.
-SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass);
+// `before_any_prepared_pass`: this pass and every earlier one are run by skip_first_batches' loaders. With
+// use_stateful_dataloader the prepared loader drew its first iterator's _base_seed at prepare, so such a pass
+// comes one _base_seed later; from the first prepared pass on (which reuses that iterator) nothing differs.
+SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass,
+                       bool before_any_prepared_pass = false);
 
 // pass_order(loader, options, pass).size() when that order is a permutation of the dataset (every id once), raising
 // what drawing it raises, in O(1) without drawing it; nullopt when it is not a permutation (sampling with

@@ -60,10 +60,12 @@ void Sampler::check_iterate() const {
   if (is_seedable()) (void)torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version);
 }
 
+void Sampler::build_loader_iterator() {
+  (void)draw_seed(options_.loader_shares_generator ? generator_ : global_generator_);
+}
+
 SampleOrder Sampler::iterate_in_loader(std::int64_t discarded_iterators) {
-  for (std::int64_t i = 0; i <= discarded_iterators; ++i) {
-    (void)draw_seed(options_.loader_shares_generator ? generator_ : global_generator_);
-  }
+  for (std::int64_t i = 0; i <= discarded_iterators; ++i) build_loader_iterator();
   return iterate();
 }
 

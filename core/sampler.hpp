@@ -86,6 +86,10 @@ class Sampler {
   // the sampler: one process (both draw from the global generator) or a user's DataLoader(generator=g).
   // `discarded_iterators`: iterators built before this one and never advanced, each with its own draw.
   SampleOrder iterate_in_loader(std::int64_t discarded_iterators = 0);
+  // A DataLoader iterator built now and kept for a later pass: its _base_seed draw, alone. torchdata's
+  // StatefulDataLoader builds one when state_dict() is called before any pass (Accelerate does so at
+  // prepare), and its next __iter__ hands that iterator out instead of a new one: that pass runs iterate().
+  void build_loader_iterator();
 
   // iterate() yields every id of the dataset exactly once (a sequential order, or a shuffle without
   // replacement of num_samples == len), so what a pass covers follows from the loaders' structure alone.

@@ -43,5 +43,6 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out();
 // 13. global_draws_props.cpp
 void draws_before_prepare_advance_the_passes_drawn_from_the_global_generator();
 void draws_before_prepare_leave_seeded_samplers_alone();
+void stateful_loader_draws_its_first_iterator_at_prepare();
 
 }  // namespace accel::props

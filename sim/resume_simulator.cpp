@@ -156,6 +156,8 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
     // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
     // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
     if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);
+    // load_state hands the StatefulDataLoader the saved state, which drops the iterator prepare built.
+    if (stateful) loader.load_state_dict();
     BroadcastReplay comm(log2, r, world2);
     for (std::int64_t e = spec.epoch; e < c.job.epochs; ++e) {
       if (spec.loop_set_epoch) loader.set_epoch(e);
