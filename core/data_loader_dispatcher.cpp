@@ -84,8 +84,8 @@ struct DataLoaderDispatcher::Fetched {
 
 DataLoaderDispatcher::DataLoaderDispatcher(DispatcherOptions options)
     : options_(options),
-      shared_(std::make_shared<Shared>(Shared{Sampler(options.sampler),
-                                              TorchGenerator(options.dataset_generator_seed.value_or(kTorchDefaultSeed))})) {
+      shared_(std::make_shared<Shared>(Shared{
+          Sampler(options.sampler), TorchGenerator(options.dataset_generator_seed.value_or(kTorchDefaultSeed))})) {
   if (options_.stateful && !options_.iterable && !mutant(Mutation::StatefulInitialIteratorIgnored)) {
     shared_->sampler.build_loader_iterator();
     initial_iterator_ = true;
@@ -125,8 +125,8 @@ Attribute<std::int64_t> DataLoaderDispatcher::total_batch_size() const {
   // The property reads dataset.batch_size, which a plain dataset lacks; DataLoaderAdapter's
   // attribute fallback then reports it as missing on the DataLoader.
   return AttributeFailure{PyErrorType::AttributeError, std::string("'") +
-                                                          (options_.stateful ? "StatefulDataLoader" : "DataLoader") +
-                                                          "' object has no attribute 'total_batch_size'"};
+                                                           (options_.stateful ? "StatefulDataLoader" : "DataLoader") +
+                                                           "' object has no attribute 'total_batch_size'"};
 }
 
 Attribute<std::int64_t> DataLoaderDispatcher::total_dataset_length() const { return options_.sampler.dataset_len; }

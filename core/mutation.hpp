@@ -42,7 +42,8 @@ enum class Mutation {
   AccumulateIgnoresEndOfDataloader,  // accumulate() does not sync on a loader's last batch (sync_with_dataloader)
   PreparedDrawsIgnored,              // draws from the global generator before prepare are not counted
   StatefulFinishedResumesPastEnd,    // a StatefulDataLoader state saved on a pass's last batch resumes after it
-  StatefulInitialIteratorIgnored,    // the iterator a StatefulDataLoader builds at prepare (its _base_seed draw) is not modelled
+  StatefulInitialIteratorIgnored,    // the iterator a StatefulDataLoader builds at prepare (its _base_seed draw) is not
+                                     // modelled
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -91,7 +91,8 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   PrepareOptions rank0 = options;
   rank0.process_index = 0;
   Sampler sampler(sampler_for(loader, rank0, resolve_dispatch_batches(loader, options)));
-  if (options.use_stateful_dataloader && before_any_prepared_pass && !mutant(Mutation::StatefulInitialIteratorIgnored)) {
+  if (options.use_stateful_dataloader && before_any_prepared_pass &&
+      !mutant(Mutation::StatefulInitialIteratorIgnored)) {
     sampler.build_loader_iterator();
   }
   if (sampler.is_seedable()) {

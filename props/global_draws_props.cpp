@@ -119,7 +119,8 @@ void stateful_loader_draws_its_first_iterator_at_prepare() {
   PrepareOptions o = d.options;
   o.use_stateful_dataloader = true;
   RC_ASSERT(ids(pass_order(d.loader, o, 0, /*before_any_prepared_pass=*/true)) == stateful[0]);
-  for (std::int64_t p = 1; p < passes; ++p) RC_ASSERT(stateful[static_cast<std::size_t>(p)] == plain[static_cast<std::size_t>(p)]);
+  for (std::int64_t p = 1; p < passes; ++p)
+    RC_ASSERT(stateful[static_cast<std::size_t>(p)] == plain[static_cast<std::size_t>(p)]);
 }
 
 }  // namespace accel::props
