@@ -14,8 +14,6 @@
 namespace accel::analysis {
 namespace {
 
-std::string ids_text(const IdCount& c) { return format_id_ranges(c.ids); }
-
 void count_ids(const std::vector<SampleId>& returned, std::int64_t dataset_len, EvalOutcome& out) {
   std::map<SampleId, std::int64_t> times;
   for (SampleId id : returned) ++times[id];
@@ -91,10 +89,11 @@ std::string describe(const EvalReport& r) {
   }
   os << "gather_for_metrics hands the metric " << samples(o.metric_samples) << " for a dataset of " << r.dataset_len;
   if (o.metric_duplicates.count > 0) {
-    os << ", " << o.metric_duplicates.count << " of them duplicates (ids " << ids_text(o.metric_duplicates) << ")";
+    os << ", " << o.metric_duplicates.count << " of them duplicates (ids " << format_id_ranges(o.metric_duplicates.ids)
+       << ")";
   }
   if (o.metric_missing.count > 0) {
-    os << ", " << samples(o.metric_missing.count) << " missing (ids " << ids_text(o.metric_missing) << ")";
+    os << ", " << samples(o.metric_missing.count) << " missing (ids " << format_id_ranges(o.metric_missing.ids) << ")";
   }
   if (o.failure) os << "; the loop stops at step " << o.failure_step.value_or(0) << ": " << *o.failure;
   if (o.remainder_unknown) {

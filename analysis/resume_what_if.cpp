@@ -110,14 +110,8 @@ ResumeOutcome compare_resume(const ResumeCase& c) {
     out.identical = out.identical && eo.identical;
     out.extra.count += eo.extra.count;
     out.missing.count += eo.missing.count;
-    const auto merge = [](IdRanges& into, const IdRanges& from) {
-      for (const IdRange& r : from.ranges()) {
-        if (!into.add_run(r.first, r.last)) return;
-      }
-      if (from.closed()) into.close();
-    };
-    merge(out.extra.first, eo.extra.first);
-    merge(out.missing.first, eo.missing.first);
+    out.extra.first.append(eo.extra.first);
+    out.missing.first.append(eo.missing.first);
     out.epochs.push_back(std::move(eo));
   }
   return out;

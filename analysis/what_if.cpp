@@ -629,9 +629,7 @@ PassFigures first_pass_figures(const Scenario& s) {
   // The pass table names the first kPassIds runs of each kind.
   const auto first = [](const IdRanges& ids) {
     IdRanges out(kPassIds);
-    for (const IdRange& r : ids.ranges()) {
-      if (!out.add_run(r.first, r.last)) break;
-    }
+    out.append(ids);
     return out;
   };
   p.duplicated_ids = first(s.coverage.duplicated_ids);
@@ -809,7 +807,8 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   report.accelerate_version = kAccelerateVersion;
   report.launch = options.launch;
   report.unseeded_shuffle = unseeded_shuffle(c);
-  report.num_processes = c.prepare.num_processes;
+  report.mesh = analyze_mesh(c);
+  report.num_processes = data_rank_case(c).prepare.num_processes;
   report.dataset_len = c.loader.dataset_len;
   report.dataset_kind = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
   report.torch_version = c.prepare.torch_version == TorchVersion::v1_13 ? "1.13" : "2.6";
@@ -833,8 +832,9 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   const auto analyze = [&](const trace::LoaderCase& variant, std::string label, std::string flags) {
     const bool first = report.scenarios.empty();
     tell(options.progress, "analysing " + (first ? std::string("the configuration") : label));
-    return analyze_with(variant, std::move(label), std::move(flags), cache, first ? options.coverage_bins : 0,
-                        options.progress);
+    // With a mesh each option is the plain job of its own data ranks (a dispatch flip changes them).
+    return analyze_with(data_rank_case(variant), std::move(label), std::move(flags), cache,
+                        first ? options.coverage_bins : 0, options.progress);
   };
   report.scenarios.push_back(analyze(c, "as configured", "(your flags)"));
   const bool map = c.loader.dataset_kind == DatasetKind::Map;
@@ -851,11 +851,11 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.scenarios.push_back(analyze(alt, alt.loader.drop_last ? "drop_last=True" : "drop_last=False",
                                        alt.loader.drop_last ? "--drop-last" : "(without --drop-last)"));
   }
-  if (c.prepare.num_processes > 1) {
+  if (report.num_processes > 1) {
     // Same global batch either way: split_batches=True takes batch_size as the global batch.
     trace::LoaderCase alt = c;
     alt.prepare.split_batches = !c.prepare.split_batches;
-    const std::int64_t R = c.prepare.num_processes;
+    const std::int64_t R = report.num_processes;
     if (alt.prepare.split_batches) {
       alt.loader.batch_size = c.loader.batch_size * R;
       report.scenarios.push_back(analyze(alt, "split_batches=True, batch_size=" + std::to_string(alt.loader.batch_size),
@@ -878,10 +878,12 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   if (!options.command_line.empty()) report.scenarios.front().flags = options.command_line;
   report.accel_sim_version = options.accel_sim_version;
   tell(options.progress, "every pass");
-  report.passes = every_pass(c, report.scenarios.front());
+  report.passes = every_pass(data_rank_case(c), report.scenarios.front());
   add_warnings(report);
   add_pass_warnings(report);
   add_launch_warnings(report);
+  if (report.mesh)
+    report.warnings.insert(report.warnings.begin(), report.mesh->findings.begin(), report.mesh->findings.end());
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/coverage_fractions.hpp"
+#include "analysis/mesh_layout.hpp"
 #include "analysis/warning.hpp"
 #include "core/coverage.hpp"
 #include "trace/trace.hpp"
@@ -121,6 +122,9 @@ struct WhatIfReport {
   // Which of torch's randperm loops drew the shuffle: "forward" (swap loop), "inside-out" (PyTorch >= 2.6
   // for n >= 214,748,364); empty when nothing is shuffled.
   std::string randperm_loop;
+  // With a device mesh: the mesh, who receives which data rank's batches; the scenarios then count data ranks
+  // (num_processes above is their number, mesh->world the job's).
+  std::optional<MeshReport> mesh;
   std::vector<Scenario> scenarios;  // [0] is the user's config
   std::vector<Warning> warnings;
   PassesSummary passes;             // every pass of scenarios[0]'s configuration

@@ -142,6 +142,29 @@ AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
     } else if (key == "use_cpu") {
       c.use_cpu = boolean(value, key);
       c.used.push_back(std::string("use_cpu: ") + (*c.use_cpu ? "true (fp16 then has no loss scaler)" : "false"));
+    } else if (key == "parallelism_config") {
+      // `accelerate config` writes parallelism_config_<dim>_size keys; accelerate launch turns them into the
+      // PARALLELISM_CONFIG_* variables an Accelerator's ParallelismConfig() reads.
+      if (!value.IsMap()) refuse(key, "must be a mapping");
+      std::string sizes;
+      for (const auto& pc : value) {
+        const std::string sub = pc.first.IsScalar() ? pc.first.Scalar() : std::string("?");
+        const std::string prefix = "parallelism_config_";
+        const std::string dim =
+            sub.rfind(prefix, 0) == 0 && sub.size() > prefix.size() + 5 && sub.compare(sub.size() - 5, 5, "_size") == 0
+                ? sub.substr(prefix.size(), sub.size() - prefix.size() - 5)
+                : "";
+        if (dim == "dp_replicate" || dim == "dp_shard" || dim == "tp" || dim == "cp" || dim == "sp") {
+          const std::int64_t n = integer_in(pc.second, key + "." + sub, 1, trace::kMaxRanks);
+          if (n > 1) sizes += (sizes.empty() ? "" : ",") + dim + "=" + std::to_string(n);
+        } else {
+          c.ignored.push_back("parallelism_config." + sub + " (how the model is parallelised, same data)");
+        }
+      }
+      if (!sizes.empty()) {
+        c.parallelism = sizes;
+        c.used.push_back("parallelism_config: " + sizes + " (the device mesh every loader is prepared with)");
+      }
     } else if (key == "deepspeed_config") {
       if (!value.IsMap()) refuse(key, "must be a mapping");
       for (const auto& ds : value) {

@@ -25,6 +25,8 @@ struct AccelerateConfigFile {
   std::optional<std::string> mixed_precision;
   std::optional<bool> use_cpu;
   std::optional<std::int64_t> gradient_accumulation_steps;  // deepspeed_config.gradient_accumulation_steps
+  // parallelism_config's sizes as --parallelism spells them ("dp_shard=2,tp=4"); only sizes above 1.
+  std::optional<std::string> parallelism;
   std::vector<std::string> used;     // "num_processes: 12 -> 12 ranks"
   std::vector<std::string> ignored;  // "gpu_ids: which devices, not which samples"
 

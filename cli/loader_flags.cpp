@@ -1,8 +1,11 @@
 #include "cli/loader_flags.hpp"
 
+#include "trace/decimal_integer.hpp"
+
 #include "cli/integer_flag.hpp"
 #include "cli/seed_text.hpp"
 #include "cli/text_flag.hpp"
+#include "core/device_mesh.hpp"
 #include "core/torch_rng_state.hpp"
 #include "trace/input_limits.hpp"
 
@@ -112,6 +115,23 @@ void LoaderFlags::add_to(CLI::App& app) {
       ->check(non_empty("a FILE"))
       ->check(CLI::ExistingFile)
       ->group(kPrepared);
+  app.add_option("--parallelism", parallelism,
+                 "ParallelismConfig sizes, e.g. dp_shard=2,tp=4 (names dp_replicate, dp_shard, tp, cp, sp; each >= 1): "
+                 "ranks of one tp/cp group share their batches")
+      ->check(non_empty("NAME=SIZE,..."))
+      ->group(kPrepared);
+  app.add_option("--device-mesh", device_mesh,
+                 "a DeviceMesh of your own given to prepare_data_loader(torch_device_mesh=...): name=size,... "
+                 "outermost first, e.g. tp=2,dp_shard=2 (needs --api prepare_data_loader)")
+      ->check(non_empty("NAME=SIZE,..."))
+      ->group(kPrepared);
+  // launch and run have their own --distributed-type (what the real ranks are), which this one must not shadow.
+  if (app.get_option_no_throw("--distributed-type") == nullptr) {
+    app.add_option("--distributed-type", distributed_type,
+                   "MULTI_GPU (the default) or DEEPSPEED, whose branch divides the mesh by tp alone")
+        ->check(CLI::IsMember({"MULTI_GPU", "DEEPSPEED"}))
+        ->group(kPrepared);
+  }
   app.add_option("--mixed-precision,--mixed_precision", mixed_precision,
                  "no, fp16, bf16 or fp8 (fp16 off the CPU means a loss scaler that can skip optimizer steps)")
       ->check(CLI::IsMember({"no", "fp16", "bf16", "fp8"}))
@@ -125,7 +145,38 @@ void LoaderFlags::apply(const AccelerateConfigFile& file, const CLI::App& cmd) {
   if (file.mixed_precision && !given(cmd, "--mixed-precision")) mixed_precision = *file.mixed_precision;
   if (file.use_cpu) use_cpu = *file.use_cpu;
   if (file.xla()) xla = true;
+  if (file.parallelism && !given(cmd, "--parallelism")) parallelism = *file.parallelism;
+  if (file.distributed_type == "DEEPSPEED" && !parallelism.empty() && !given(cmd, "--distributed-type")) {
+    distributed_type = "DEEPSPEED";
+  }
 }
+
+namespace {
+
+// "a=1,b=2" in the order given, each name once and each size a decimal integer in [1, 65536].
+std::vector<std::pair<std::string, std::int64_t>> name_sizes(const std::string& text, const std::string& flag) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ConfigError(flag + ": each entry must be NAME=SIZE, got '" + item + "'");
+    }
+    const std::string name = item.substr(0, eq);
+    for (const auto& [seen, size] : out) {
+      if (seen == name) throw ConfigError(flag + ": names '" + name + "' twice");
+    }
+    const trace::DecimalInteger size = trace::read_decimal_integer(item.substr(eq + 1), 1, trace::kMaxRanks);
+    if (!size.value) throw ConfigError(flag + ": the size of '" + name + "' " + size.problem);
+    out.emplace_back(name, *size.value);
+    begin = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
 
 Json LoaderFlags::config() const {
   if (dataset_len < 0) throw ConfigError("--dataset-len: is required (a number >= 0)");
@@ -184,6 +235,12 @@ Json LoaderFlags::config() const {
     a["data_seed"] = data_seed;
     a["non_blocking"] = non_blocking;
     a["use_stateful_dataloader"] = use_stateful_dataloader;
+    if (!parallelism.empty()) a["parallelism_config"] = parallelism_json();
+    if (!device_mesh.empty()) {
+      throw ConfigError(
+          "--device-mesh: an Accelerator builds its mesh from its ParallelismConfig (--parallelism); a "
+          "DeviceMesh of your own reaches only prepare_data_loader: add --api prepare_data_loader");
+    }
     c["accelerator"] = a;
     c["set_seed"] = global_seed;
     c["set_seed_device_specific"] = seed_per_rank;
@@ -214,8 +271,45 @@ Json LoaderFlags::config() const {
   c["set_epoch"] = nullptr;
   c["skip_first_batches"] = skip_batches ? Json(*skip_batches) : Json(nullptr);
   c["torch_version"] = torch_version;
+  if (!accelerator) {
+    if (!parallelism.empty() && !device_mesh.empty()) throw ConfigError("--parallelism: conflicts with --device-mesh");
+    if (!device_mesh.empty()) {
+      Json mesh = Json::array();
+      for (const auto& [name, size] : name_sizes(device_mesh, "--device-mesh")) mesh.push_back({name, size});
+      c["device_mesh"] = mesh;
+    } else if (!parallelism.empty()) {
+      // The mesh ParallelismConfig.build_device_mesh would build, handed to prepare_data_loader.
+      const Json pc = parallelism_json();
+      ParallelismConfig config{pc["dp_replicate_size"], pc["dp_shard_size"], pc["tp_size"], pc["cp_size"],
+                               pc["sp_size"]};
+      if (const auto mesh = build_device_mesh(config)) {
+        Json dims = Json::array();
+        for (const MeshDim& d : mesh->dims) dims.push_back({d.name, d.size});
+        c["device_mesh"] = dims;
+      }
+    }
+  }
+  if (!distributed_type.empty()) {
+    if (parallelism.empty() && device_mesh.empty()) {
+      throw ConfigError(
+          "--distributed-type: changes only how a mesh is divided; it needs --parallelism or --device-mesh");
+    }
+    c["distributed_type"] = distributed_type;
+  }
   if (draws_before_prepare) c["global_rng_draws"] = *draws_before_prepare;
   return c;
+}
+
+Json LoaderFlags::parallelism_json() const {
+  Json pc = {{"dp_replicate_size", 1}, {"dp_shard_size", 1}, {"tp_size", 1}, {"cp_size", 1}, {"sp_size", 1}};
+  for (const auto& [name, size] : name_sizes(parallelism, "--parallelism")) {
+    if (name != "dp_replicate" && name != "dp_shard" && name != "tp" && name != "cp" && name != "sp") {
+      throw ConfigError("--parallelism: '" + name +
+                        "' is not a ParallelismConfig size (dp_replicate, dp_shard, tp, cp, sp)");
+    }
+    pc[name + "_size"] = size;
+  }
+  return pc;
 }
 
 std::optional<std::uint64_t> LoaderFlags::global_draws(const std::optional<std::string>& set_seed) const {

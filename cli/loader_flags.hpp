@@ -52,6 +52,11 @@ struct LoaderFlags {
   bool use_cpu = false;                    // from a config file or ACCELERATE_USE_CPU
   bool xla = false;                        // distributed_type XLA (from a config file)
   std::string config_file;                 // --config-file: what `accelerate config` wrote
+  // --parallelism dp_replicate=A,dp_shard=B,tp=C,cp=D,sp=E: Accelerator(parallelism_config=ParallelismConfig(...)),
+  // or (--api prepare_data_loader) the mesh that config builds, as torch_device_mesh.
+  std::string parallelism;
+  std::string device_mesh;       // --device-mesh name=size,...: a user's own DeviceMesh, outermost first
+  std::string distributed_type;  // --distributed-type DEEPSPEED: prepare_data_loader's DeepSpeed branch
 
   void add_to(CLI::App& app);
 
@@ -62,6 +67,8 @@ struct LoaderFlags {
   trace::Json config() const;
 
  private:
+  // {dp_replicate_size, ...} from --parallelism.
+  trace::Json parallelism_json() const;
   // --rng-draws, or the draws --rng-state's file holds (its seed checked against --set-seed).
   std::optional<std::uint64_t> global_draws(const std::optional<std::string>& set_seed) const;
   // Each on/off pair is two flags, so that giving both is refused rather than settled by their order.

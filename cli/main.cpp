@@ -452,6 +452,16 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   what_if_options.launch = launch;
   what_if_options.command_line = out.command_line;
   what_if_options.accel_sim_version = accel::cli::accel_sim_version();
+  if (config.prepare.torch_device_mesh &&
+      (training.enabled() || resume_flags.enabled() || eval.eval || !out.requirements.empty())) {
+    throw accel::trace::ConfigError(
+        std::string(training.enabled()       ? "--scheduler"
+                    : resume_flags.enabled() ? "--resume-at"
+                    : eval.eval              ? "--eval"
+                                             : "--require") +
+        ": with a device mesh (--parallelism / --device-mesh) only the loaders' what-if is simulated so far; the "
+        "training loop, resume, eval and the gate are not (they would count every rank of a tp group as a data rank)");
+  }
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();
   // In the order `check` runs them (run_check_config): the gate's inputs, its verdicts, then the other sections.
@@ -791,6 +801,13 @@ int run_cli(int argc, char** argv) {
     return run_what_if(cl.flags, cl.training, cl.report_options, setup, cl.resume_flags, cl.eval_flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const accel::UnmodelledMesh& e) {
+    std::cerr
+        << "accel-sim: the device mesh is not simulated: " << e.what()
+        << ". Accelerate divides the rank by tp * cp and counts dp_replicate * dp_shard loaders, so a mesh with other "
+           "dimensions (sp, pp, ...) gives some ranks an index past the loaders; recorded on real ranks, their first "
+           "batch raises (map-style: TypeError, iterable: IndexError)\n";
     return kExitBadInput;
   } catch (const accel::AccelerateError& e) {
     std::cerr << "accel-sim: Accelerate rejects this configuration (" << accel::python_name(e.type()) << " in "

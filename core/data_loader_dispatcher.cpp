@@ -150,6 +150,15 @@ DataLoaderDispatcher::Fetched DataLoaderDispatcher::fetch(BaseIterator& it, Comm
     bool exhausted = false;
     if (options_.split_batches) {
       if (auto b = it.next()) out.batch = std::move(*b); else exhausted = true;
+    } else if (options_.mesh == DispatcherMesh::ReplicateOneBatch) {
+      // One batch, concatenated num_processes times: rank r's slice is the r-th copy. `batches` stays empty, so
+      // nothing is left over to dispatch when the loader runs out.
+      if (auto b = it.next()) {
+        for (std::int64_t i = 0; i < options_.num_processes; ++i)
+          out.batch.insert(out.batch.end(), b->begin(), b->end());
+      } else {
+        exhausted = true;
+      }
     } else {
       for (std::int64_t i = 0; i < options_.num_processes && !exhausted; ++i) {
         if (auto b = it.next()) batches.push_back(std::move(*b)); else exhausted = true;

@@ -17,6 +17,7 @@
 #include "attribute.hpp"
 #include "batch.hpp"
 #include "communicator.hpp"
+#include "device_mesh.hpp"
 #include "error.hpp"
 #include "sampler.hpp"
 
@@ -38,6 +39,8 @@ struct DispatcherOptions {
   // The base loader is torchdata's StatefulDataLoader (use_stateful_dataloader=True): built with an iterator
   // its first pass uses, and the class missing attributes are reported on.
   bool stateful = false;
+  // A torch_device_mesh with "tp": rank 0 fetches one batch per step and every rank receives all of it.
+  DispatcherMesh mesh = DispatcherMesh::Plain;
 };
 
 struct DispatchPass {

@@ -21,6 +21,13 @@ bool IdRanges::add_run(SampleId first, SampleId last) {
   return true;
 }
 
+void IdRanges::append(const IdRanges& other) {
+  for (const IdRange& r : other.ranges_) {
+    if (!add_run(r.first, r.last)) return;
+  }
+  if (other.closed_) closed_ = true;
+}
+
 std::vector<SampleId> IdRanges::first_ids(std::size_t n) const {
   std::vector<SampleId> out;
   for (const IdRange& r : ranges_) {

@@ -28,10 +28,10 @@ class IdRanges {
   bool add(SampleId id) { return add_run(id, id); }
   // Appends the consecutive ids [first, last].
   bool add_run(SampleId first, SampleId last);
-  // An id was refused (or close() said more exist): every later one will be.
+  // Appends `other`'s runs while they fit; closed when they do not all fit or `other` was.
+  void append(const IdRanges& other);
+  // An id was refused (or an appended list had been cut): every later one will be.
   bool closed() const noexcept { return closed_; }
-  // More ids exist than are held: for lists merged from lists that were cut.
-  void close() noexcept { closed_ = true; }
 
   const std::vector<IdRange>& ranges() const noexcept { return ranges_; }
   bool empty() const noexcept { return ranges_.empty(); }

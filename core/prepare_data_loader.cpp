@@ -33,12 +33,23 @@ void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, 
   if (dispatch && !options.put_on_device) {
     value_error("prepare_data_loader", "Using `dispatch_batches=True` requires `put_on_device=True`.");
   }
-  // batch_size == 1 passes this check on purpose in Accelerate; BatchSamplerShard rejects it later.
-  if (options.split_batches && loader.batch_size > 1 && loader.batch_size % options.num_processes != 0) {
-    value_error("prepare_data_loader", "To use a `DataLoader` in `split_batches` mode, the batch size (" +
-                                           std::to_string(loader.batch_size) +
-                                           ") needs to be a round multiple of the number of processes (" +
-                                           std::to_string(options.num_processes) + ").");
+  // batch_size == 1 passes this check on purpose in Accelerate; BatchSamplerShard rejects it later. It reads the
+  // count the mesh rewrote.
+  const std::int64_t loaders = loader_options(options).num_processes;
+  if (options.split_batches && loader.batch_size > 1 && loader.batch_size % loaders != 0) {
+    value_error("prepare_data_loader",
+                "To use a `DataLoader` in `split_batches` mode, the batch size (" + std::to_string(loader.batch_size) +
+                    ") needs to be a round multiple of the number of processes (" + std::to_string(loaders) + ").");
+  }
+}
+
+// With a mesh, the rewritten process index must name one of the loaders' processes: an index past them comes from a
+// mesh with dimensions Accelerate does not divide by, whose shards this project does not simulate.
+void check_mesh_options(const PrepareOptions& options, bool dispatch) {
+  if (!dispatch && options.num_processes != 1 && options.process_index >= options.num_processes) {
+    throw UnmodelledMesh("the mesh gives process_index " + std::to_string(options.process_index) +
+                         " but num_processes " + std::to_string(options.num_processes) +
+                         ": a loader whose index falls outside its processes is not simulated");
   }
 }
 
@@ -75,8 +86,20 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
 
 }  // namespace
 
-SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& options, std::int64_t pass,
+PrepareOptions loader_options(const PrepareOptions& options) {
+  if (!options.torch_device_mesh) return options;
+  PrepareOptions out = options;
+  const LoaderProcess p =
+      mesh_loader_process(*options.torch_device_mesh, options.num_processes, options.process_index, options.deepspeed);
+  out.num_processes = p.num_processes;
+  out.process_index = p.process_index;
+  out.torch_device_mesh.reset();
+  return out;
+}
+
+SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_options, std::int64_t pass,
                        bool before_any_prepared_pass) {
+  const PrepareOptions options = loader_options(job_options);
   if (loader.dataset_kind == DatasetKind::Iterable) {
     if (!loader.dataset_generator_seed) return SampleOrder::sequential(loader.dataset_len);
     TorchGenerator gen(*loader.dataset_generator_seed);
@@ -103,8 +126,9 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& optio
   return sampler.iterate_in_loader();
 }
 
-std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& options,
+std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& job_options,
                                                     std::int64_t pass) {
+  const PrepareOptions options = loader_options(job_options);
   // An iterable dataset's order is sequential or a fresh randperm(dataset_len): a permutation either way.
   if (loader.dataset_kind == DatasetKind::Iterable) return loader.dataset_len;
   PrepareOptions rank0 = options;
@@ -142,9 +166,11 @@ bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions
   return options.put_on_device && loader.dataset_kind == DatasetKind::Iterable;
 }
 
-PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options) {
-  const bool dispatch = resolve_dispatch_batches(loader, options);
-  check_options(loader, options, dispatch);
+PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& job_options) {
+  const bool dispatch = resolve_dispatch_batches(loader, job_options);
+  check_options(loader, job_options, dispatch);
+  const PrepareOptions options = loader_options(job_options);
+  check_mesh_options(options, dispatch);
   const bool sharded = options.num_processes != 1;
   try {
     if (dispatch) {
@@ -159,8 +185,10 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.batch_size = loader.batch_size;
       d.drop_last = loader.drop_last;
       d.split_batches = options.split_batches;
-      d.num_processes = options.num_processes;
-      d.process_index = options.process_index;
+      // The dispatcher fetches and slices for the job's processes (AcceleratorState's), whatever the mesh says.
+      d.num_processes = job_options.num_processes;
+      d.process_index = job_options.process_index;
+      if (job_options.torch_device_mesh) d.mesh = dispatcher_mesh(*job_options.torch_device_mesh);
       d.dataset_generator_seed = loader.dataset_generator_seed;
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;

@@ -14,6 +14,7 @@
 
 #include "data_loader_dispatcher.hpp"
 #include "data_loader_shard.hpp"
+#include "device_mesh.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
 #include "torch_seed.hpp"
@@ -65,10 +66,19 @@ struct PrepareOptions {
   // DataLoaderConfiguration(use_stateful_dataloader=True): the prepared loader wraps torchdata's
   // StatefulDataLoader (skip_first_batches' loaders never do).
   bool use_stateful_dataloader = false;
+  // prepare_data_loader(torch_device_mesh=...): num_processes / process_index above stay the job's; the loaders
+  // take theirs from the mesh (core/device_mesh.hpp), and a dispatcher replicates under "tp".
+  std::optional<DeviceMesh> torch_device_mesh;
+  // AcceleratorState's distributed_type is DEEPSPEED: the mesh is divided by tp alone.
+  bool deepspeed = false;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 
 using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
+
+// The options the loaders are built from: with a torch_device_mesh, num_processes and process_index as
+// prepare_data_loader rewrites them from it (the dispatcher alone keeps the job's); `options` itself otherwise.
+PrepareOptions loader_options(const PrepareOptions& options);
 
 // dispatch_batches as prepare_data_loader resolves it (None -> iterable and put_on_device).
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options);

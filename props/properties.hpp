@@ -14,6 +14,8 @@ void batch_counts_and_len_per_rank();
 void uneven_ranks_hang_exactly_where_predicted();
 // 4. split_props.cpp
 void split_batches_matches_unsplit_on_every_step();
+void mesh_groups_share_batches_and_data_ranks_run_the_plain_job();
+void mesh_tp_dispatch_replicates_one_batch_to_every_rank();
 // 5. resume_props.cpp
 void skip_yields_the_suffix_and_leaves_the_counters();
 // 6. determinism_props.cpp

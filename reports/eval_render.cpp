@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "reports/warning_render.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::reports {
 namespace {
@@ -11,9 +12,7 @@ trace::Json id_count_json(const analysis::IdCount& c) {
   trace::Json j;
   j["count"] = c.count;
   j["first_ids"] = c.ids.first_ids(10);
-  trace::Json runs = trace::Json::array();
-  for (const IdRange& r : c.ids.ranges()) runs.push_back({r.first, r.last});
-  j["id_ranges"] = runs;
+  j["id_ranges"] = trace::id_ranges_json(c.ids);
   return j;
 }
 

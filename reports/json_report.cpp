@@ -4,6 +4,7 @@
 
 #include "core/torch_seed.hpp"
 #include "reports/warning_render.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::reports {
 namespace {
@@ -24,13 +25,6 @@ Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
-// [[first, last], ...]: each run of consecutive ids, inclusive.
-Json id_ranges_json(const IdRanges& ids) {
-  Json out = Json::array();
-  for (const IdRange& r : ids.ranges()) out.push_back({r.first, r.last});
-  return out;
-}
-
 Json pass_json(const analysis::PassFigures& p) {
   Json o;
   o["pass"] = p.pass;
@@ -44,9 +38,9 @@ Json pass_json(const analysis::PassFigures& p) {
   o["ids_drawn"] = p.ids_drawn;
   o["repeated_samples"] = p.repeated;
   o["duplicated_ids"] = p.duplicated_ids.first_ids(10);
-  o["duplicated_id_ranges"] = id_ranges_json(p.duplicated_ids);
+  o["duplicated_id_ranges"] = trace::id_ranges_json(p.duplicated_ids);
   o["dropped_ids"] = p.dropped_ids.first_ids(10);
-  o["dropped_id_ranges"] = id_ranges_json(p.dropped_ids);
+  o["dropped_id_ranges"] = trace::id_ranges_json(p.dropped_ids);
   o["method"] = p.method;
   return o;
 }
@@ -110,6 +104,23 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
   j["api"] = r.api;
   j["accelerate_version"] = r.accelerate_version;
   j["num_processes"] = r.num_processes;
+  if (r.mesh) {
+    Json m;
+    Json dims = Json::array();
+    for (const MeshDim& d : r.mesh->mesh.dims) dims.push_back({d.name, d.size});
+    m["dims"] = dims;
+    m["world"] = r.mesh->world;
+    m["deepspeed"] = r.mesh->deepspeed;
+    m["rejected"] = r.mesh->rejected ? Json(*r.mesh->rejected) : Json(nullptr);
+    m["data_ranks"] = r.mesh->data_ranks;
+    m["arithmetic"] = r.mesh->arithmetic;
+    Json receivers = Json::array();
+    for (const auto& ranks : r.mesh->receivers) receivers.push_back(ranks);
+    m["receivers"] = receivers;
+    j["mesh"] = m;
+  } else {
+    j["mesh"] = nullptr;
+  }
   j["dataset_len"] = r.dataset_len;
   j["dataset_kind"] = r.dataset_kind;
   j["order"] = r.order;
@@ -149,10 +160,10 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
     o["repeated_samples"] = c.repeated;
     o["max_times_seen"] = c.max_times;
     o["duplicated_ids"] = s.coverage.duplicated_ids.first_ids(32);
-    o["duplicated_id_ranges"] = id_ranges_json(s.coverage.duplicated_ids);
+    o["duplicated_id_ranges"] = trace::id_ranges_json(s.coverage.duplicated_ids);
     o["dropped"] = c.dropped;
     o["dropped_ids"] = s.coverage.dropped_ids.first_ids(32);
-    o["dropped_id_ranges"] = id_ranges_json(s.coverage.dropped_ids);
+    o["dropped_id_ranges"] = trace::id_ranges_json(s.coverage.dropped_ids);
     o["resumed_from"] = s.resumed_from;
     o["not_seen_before_resume"] = c.before_resume;
     o["ranks_share_order"] = s.ranks_share_order;

@@ -3,19 +3,16 @@
 #include <sstream>
 
 #include "reports/text_table.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::reports {
 namespace {
-
-std::string ids_text(const analysis::IdDelta& d) { return format_id_ranges(d.first); }
 
 trace::Json delta_json(const analysis::IdDelta& d) {
   trace::Json j;
   j["count"] = d.count;
   j["first"] = d.first.first_ids(analysis::kResumeFirstIds);
-  trace::Json runs = trace::Json::array();
-  for (const IdRange& r : d.first.ranges()) runs.push_back({r.first, r.last});
-  j["id_ranges"] = runs;
+  j["id_ranges"] = trace::id_ranges_json(d.first);
   return j;
 }
 
@@ -42,7 +39,8 @@ std::string render_resume_terminal(const analysis::ResumeReport& r) {
   TextTable table({"epoch", "identical", "extra", "missing", "first extra ids / first missing ids"});
   for (const auto& e : r.outcome.epochs) {
     std::ostringstream ids;
-    if (e.extra.count || e.missing.count) ids << "[" << ids_text(e.extra) << "] / [" << ids_text(e.missing) << "]";
+    if (e.extra.count || e.missing.count)
+      ids << "[" << format_id_ranges(e.extra.first) << "] / [" << format_id_ranges(e.missing.first) << "]";
     table.add({std::to_string(e.epoch), e.identical ? "yes" : "no", std::to_string(e.extra.count),
                std::to_string(e.missing.count), ids.str()});
   }

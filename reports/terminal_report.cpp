@@ -46,13 +46,37 @@ std::string passes_text(const analysis::PassesSummary& p) {
   return out;
 }
 
+// The mesh, who shares which batches and the arithmetic behind it; the tables below count data ranks.
+std::string mesh_text(const analysis::MeshReport& m) {
+  std::ostringstream os;
+  os << "  device mesh ";
+  for (std::size_t i = 0; i < m.mesh.dims.size(); ++i) {
+    os << (i ? " x " : "") << m.mesh.dims[i].name << "=" << m.mesh.dims[i].size;
+  }
+  os << " (" << analysis::counted(m.world, "rank") << (m.deepspeed ? ", DeepSpeed" : "") << ")";
+  if (m.rejected) {
+    os << ": prepare_data_loader raises " << *m.rejected << "\n";
+    return os.str();
+  }
+  os << ": " << analysis::counted(m.data_ranks, "data rank") << "\n    " << m.arithmetic << "\n";
+  os << "    ranks sharing batches:";
+  for (std::size_t d = 0; d < m.receivers.size(); ++d) {
+    os << (d ? ";" : "") << " " << analysis::rank_ranges(m.receivers[d]);
+  }
+  os << "\n    the tables below count data ranks\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string render_terminal(const analysis::WhatIfReport& r) {
   std::ostringstream os;
   os << "accel-sim what-if: " << (r.api == "accelerator" ? "Accelerator.prepare" : "prepare_data_loader")
-     << " (Accelerate " << r.accelerate_version << "), " << analysis::counted(r.num_processes, "rank") << ", "
-     << analysis::counted(r.dataset_len, "sample") << " (" << r.dataset_kind << "-style, " << r.order << ")";
+     << " (Accelerate " << r.accelerate_version << "), "
+     << (r.mesh
+             ? analysis::counted(r.mesh->world, "rank") + " (" + analysis::counted(r.num_processes, "data rank") + ")"
+             : analysis::counted(r.num_processes, "rank"))
+     << ", " << analysis::counted(r.dataset_len, "sample") << " (" << r.dataset_kind << "-style, " << r.order << ")";
   const analysis::Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
   os << ", torch " << r.torch_version << " shuffle order";
@@ -65,6 +89,7 @@ std::string render_terminal(const analysis::WhatIfReport& r) {
     for (const auto& u : r.launch->used) os << "    used:    " << u << "\n";
     for (const auto& i : r.launch->ignored) os << "    ignored: " << i << "\n";
   }
+  if (r.mesh) os << mesh_text(*r.mesh);
   os << "\n";
   TextTable table({"option", "steps/epoch", "samples", "duplicated", "dropped", "waits in a collective"});
   for (const analysis::Scenario& s : r.scenarios) {

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include "core/saturating.hpp"
 #include "core/torch_rng_state.hpp"
 #include "metrics_json.hpp"
 #include "scheduler_json.hpp"
@@ -20,6 +21,33 @@ namespace {
 
 // The seed of the generator the golden recorder's iterable dataset owns (dataset_generator: true).
 constexpr std::uint64_t kDatasetGeneratorSeed = kTorchDefaultSeed;  // a fresh torch.Generator()
+
+// config.accelerator.parallelism_config: Accelerator(parallelism_config=ParallelismConfig(...)), whose mesh every
+// loader is prepared with (none when every size is 1, or with sp > 1: DeepSpeed's sequence parallelism).
+std::optional<DeviceMesh> parse_parallelism_config(const Json& j, std::int64_t world) {
+  if (!j.is_object())
+    fail("accelerator.parallelism_config",
+         "must be an object of dp_replicate_size, dp_shard_size, tp_size, cp_size, sp_size");
+  const Fields o(j, "accelerator.parallelism_config.");
+  ParallelismConfig pc;
+  pc.dp_replicate = o.integer("dp_replicate_size", 1, 1, kMaxRanks);
+  pc.dp_shard = o.integer("dp_shard_size", 1, 1, kMaxRanks);
+  pc.tp = o.integer("tp_size", 1, 1, kMaxRanks);
+  pc.cp = o.integer("cp_size", 1, 1, kMaxRanks);
+  pc.sp = o.integer("sp_size", 1, 1, kMaxRanks);
+  o.refuse_unread();
+  if (sat_mul(sat_mul(sat_mul(pc.dp_replicate, pc.dp_shard), sat_mul(pc.tp, pc.cp)), pc.sp) > kMaxRanks) {
+    fail("accelerator.parallelism_config", "sizes multiply past " + std::to_string(kMaxRanks) + " (input limit)");
+  }
+  try {
+    validate(pc, world);
+  } catch (const AccelerateError& e) {
+    // Raised by the user's ParallelismConfig(...) / Accelerator(...), before any loader exists.
+    fail("accelerator.parallelism_config",
+         "Accelerate refuses it (" + e.where() + " raises ValueError: " + e.message() + ")");
+  }
+  return build_device_mesh(pc);
+}
 
 // api "accelerator": Accelerator(**config.accelerator).prepare(dl) after set_seed(config.set_seed). The
 // options are resolved here, once, into the prepare_data_loader arguments the simulator reads.
@@ -35,14 +63,15 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
   if (const Json* obj = f.find("accelerator")) {
     if (!obj->is_object()) fail("accelerator", "must be an object of Accelerator / DataLoaderConfiguration options");
     const Fields o(*obj, "accelerator.");
-    static const char* const known[] = {"device_placement", "rng_types", "split_batches", "dispatch_batches",
-                                        "even_batches", "use_seedable_sampler", "data_seed", "non_blocking",
-                                        "use_stateful_dataloader"};
+    static const char* const known[] = {
+        "device_placement",     "rng_types", "split_batches", "dispatch_batches",        "even_batches",
+        "use_seedable_sampler", "data_seed", "non_blocking",  "use_stateful_dataloader", "parallelism_config"};
     for (const auto& [key, value] : obj->items()) {
       if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
-        o.fail_on(key, "is not an option this project models (known: device_placement, rng_types, split_batches, "
-                       "dispatch_batches, even_batches, use_seedable_sampler, data_seed, non_blocking, "
-                       "use_stateful_dataloader)");
+        o.fail_on(key,
+                  "is not an option this project models (known: device_placement, rng_types, split_batches, "
+                  "dispatch_batches, even_batches, use_seedable_sampler, data_seed, non_blocking, "
+                  "use_stateful_dataloader, parallelism_config)");
       }
     }
     a.device_placement = o.boolean("device_placement", true);
@@ -65,6 +94,11 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
   }
   lc.accelerator = a;
   lc.prepare = prepare_options_of(a, lc.prepare.num_processes, 0);
+  if (const Json* obj = f.find("accelerator")) {
+    if (const auto pc = obj->find("parallelism_config"); pc != obj->end() && !pc->is_null()) {
+      lc.prepare.torch_device_mesh = parse_parallelism_config(*pc, lc.prepare.num_processes);
+    }
+  }
   // set_seed(N) seeds torch's global generator with N; device_specific adds the process index.
   lc.torch_manual_seed = f.python_seed("set_seed");
   lc.seed_per_rank = f.boolean("set_seed_device_specific", false);
@@ -136,6 +170,29 @@ void parse_global_draws(const Fields& f, LoaderCase& lc) {
   lc.prepare.process_generator_draws = draws.value_or(0);
 }
 
+// config.device_mesh: [[name, size], ...], outermost first, as init_device_mesh(shape, mesh_dim_names) takes it.
+DeviceMesh parse_device_mesh(const Json& m, const LoaderCase& lc) {
+  const char* rule = "must be a non-empty list of [name, size >= 1], outermost first";
+  if (!m.is_array() || m.empty() || m.size() > 16) fail("device_mesh", rule);
+  DeviceMesh mesh;
+  std::int64_t size = 1;
+  for (const Json& d : m) {
+    if (!d.is_array() || d.size() != 2 || !d[0].is_string() || !d[1].is_number_integer() ||
+        d[1].get<std::int64_t>() < 1 || d[1].get<std::int64_t>() > kMaxRanks) {
+      fail("device_mesh", rule);
+    }
+    const std::string name = d[0].get<std::string>();
+    if (mesh.dim_size(name)) fail("device_mesh", "names dimension \"" + name + "\" twice");
+    mesh.dims.push_back({name, d[1].get<std::int64_t>()});
+    size = sat_mul(size, mesh.dims.back().size);
+  }
+  if (size != lc.prepare.num_processes) {
+    fail("device_mesh", "sizes multiply to " + std::to_string(size) + ", not num_processes (" +
+                            std::to_string(lc.prepare.num_processes) + ")");
+  }
+  return mesh;
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
@@ -188,6 +245,21 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     lc.prepare.process_group = world > 1 || lc.multiprocess;
   }
   parse_global_draws(f, lc);
+  if (const Json* m = f.find("device_mesh")) {
+    if (lc.api == "accelerator") {
+      fail("device_mesh",
+           "is prepare_data_loader's torch_device_mesh; an Accelerator builds its mesh from "
+           "accelerator.parallelism_config");
+    }
+    lc.prepare.torch_device_mesh = parse_device_mesh(*m, lc);
+  }
+  const std::string distributed_type = f.string_or("distributed_type", "MULTI_GPU");
+  if (distributed_type != "MULTI_GPU" && distributed_type != "DEEPSPEED") {
+    fail("distributed_type",
+         "must be \"MULTI_GPU\" or \"DEEPSPEED\" (the branch prepare_data_loader takes with a mesh), got \"" +
+             distributed_type + "\"");
+  }
+  lc.prepare.deepspeed = distributed_type == "DEEPSPEED";
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
   lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);
@@ -513,6 +585,12 @@ void write_trace(std::ostream& os, const std::string& case_name, const Json& con
     os << "\n  ]";
   }
   os << "\n}\n";
+}
+
+Json id_ranges_json(const IdRanges& ids) {
+  Json out = Json::array();
+  for (const IdRange& r : ids.ranges()) out.push_back({r.first, r.last});
+  return out;
 }
 
 std::string dump(const Json& value) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/id_ranges.hpp"
 #include "trace.hpp"
 
 namespace accel::trace {
@@ -42,6 +43,9 @@ void write_trace(std::ostream& os, const std::string& case_name, const Json& con
 
 // Text in the golden files' layout: pretty-printed, with lists of scalars on one line.
 std::string dump(const Json& value);
+
+// [[first, last], ...]: each run of consecutive ids, inclusive (the reports' `*id_ranges` fields).
+Json id_ranges_json(const IdRanges& ids);
 
 // Limits on what is read as a config or trace: the dump, diff and config walks recurse per level, and a
 // file (or /dev/zero) is read whole before parsing, so both are bounded up front (README: Input limits).

@@ -190,6 +190,20 @@ def check_loader_config(c):
             raise BadInput(f"config.{k}: is required (an integer)")
     if c.get("dataset_kind", "map") not in ("map", "iterable"):
         raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    mesh = c.get("device_mesh")
+    if mesh is not None:
+        if not isinstance(mesh, list) or not mesh or any(
+                not (isinstance(d, list) and len(d) == 2 and isinstance(d[0], str) and _is_int(d[1]) and d[1] >= 1)
+                for d in mesh):
+            raise BadInput('config.device_mesh: must be a non-empty list of [name, size >= 1], outermost first')
+        size = 1
+        for _, n in mesh:
+            size *= n
+        if size != c["num_processes"]:
+            raise BadInput(f"config.device_mesh: its sizes multiply to {size}, not num_processes "
+                           f"({c['num_processes']})")
+        if not c.get("multiprocess"):
+            raise BadInput("config.device_mesh: needs multiprocess (a DeviceMesh spans a real process group)")
     tv = c.get("torch_version")
     if tv is not None:
         major, minor = (int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
@@ -370,6 +384,12 @@ def loader_worker(c, rank, progress):
     except ValueError as exc:
         return {"prepare_error": error_object(exc, "DataLoader")}
     rng_types = list(c["rng_types"]) if c.get("rng_types") else None
+    mesh = None
+    if c.get("device_mesh"):
+        # The user's own DeviceMesh, as init_device_mesh lays it out (last dimension innermost).
+        from torch.distributed.device_mesh import init_device_mesh
+        mesh = init_device_mesh("cpu", tuple(n for _, n in c["device_mesh"]),
+                                mesh_dim_names=tuple(name for name, _ in c["device_mesh"]))
     try:
         # Multiprocess golden cases put batches on the device; a config may say otherwise.
         put_on_device = c.get("put_on_device", True) if c.get("put_on_device") is not None else True
@@ -378,7 +398,8 @@ def loader_worker(c, rank, progress):
                                        even_batches=c.get("even_batches", True),
                                        use_seedable_sampler=c.get("use_seedable_sampler", False),
                                        data_seed=c.get("data_seed"), rng_types=rng_types,
-                                       dispatch_batches=c.get("dispatch_batches"))
+                                       dispatch_batches=c.get("dispatch_batches"),
+                                       **({"torch_device_mesh": mesh} if mesh is not None else {}))
     except Exception as exc:
         return {"prepare_error": error_object(exc, "prepare_data_loader")}
     values, errors = loader_attributes(prepared)

@@ -1,0 +1,87 @@
+"""Writes the inputs of the device-mesh golden cases (golden/cases-torch2/mesh-*.json):
+
+    python3 golden/reference/mesh_set.py          # then: golden/refresh --torch 2 --write
+
+prepare_data_loader(torch_device_mesh=init_device_mesh("cpu", shape, mesh_dim_names)) on real gloo ranks (a
+DeviceMesh needs torch >= 2.2, so torch 2 only): the meshes ParallelismConfig builds (its order dp_replicate,
+dp_shard, cp, sp, tp) and meshes users build themselves (tp outermost, the old names dp / fsdp). A mesh with a
+dimension Accelerate does not divide by (("dp_shard", 2), ("sp", 2)) gives ranks 2-3 process_index 2-3 of 2 loader
+processes: recorded, their first batch raises (map: TypeError, iterable: IndexError); accel-sim does not simulate
+such loaders and says so (not recorded here)., each over map and iterable datasets, sharded and dispatched.
+A file is written only when the case is not there yet, as `case`, `family` and `config` alone.
+"""
+import json
+import os
+
+GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+MESHES = {
+    # ParallelismConfig's own layouts.
+    "tp2": [["tp", 2]],
+    "tp4": [["tp", 4]],
+    "fsdp2-tp2": [["dp_shard", 2], ["tp", 2]],
+    "fsdp2-tp4": [["dp_shard", 2], ["tp", 4]],
+    "ddp2-fsdp2-tp2": [["dp_replicate", 2], ["dp_shard", 2], ["tp", 2]],
+    "fsdp2-cp2": [["dp_shard", 2], ["cp", 2]],
+    "cp2-tp2": [["cp", 2], ["tp", 2]],
+    "fsdp2-cp2-tp2": [["dp_shard", 2], ["cp", 2], ["tp", 2]],
+    "fsdp3": [["dp_shard", 3]],
+    # Users' own meshes.
+    "tp2-fsdp2": [["tp", 2], ["dp_shard", 2]],
+    "dp2-tp2": [["dp", 2], ["tp", 2]],
+}
+
+# name suffix -> loader options (all on 21 samples, batch 2 unless said)
+VARIANTS = {
+    "map": {"dataset_kind": "map"},
+    "map-split": {"dataset_kind": "map", "split_batches": True, "batch_size": 4},
+    "map-uneven-drop": {"dataset_kind": "map", "even_batches": False, "drop_last": True, "batch_size": 3},
+    "iter": {"dataset_kind": "iterable", "dispatch_batches": False},
+    "map-dispatch": {"dataset_kind": "map", "dispatch_batches": True},
+    "iter-dispatch": {"dataset_kind": "iterable", "dispatch_batches": True},
+    "iter-dispatch-split": {"dataset_kind": "iterable", "dispatch_batches": True, "split_batches": True,
+                            "batch_size": 4},
+}
+
+# Which variants each mesh is recorded with: every mesh sharded over map and iterable, and dispatched where the
+# dispatcher's mesh rule shows (with and without "tp", and the old names it refuses).
+ALL = list(VARIANTS)
+CHOSEN = {
+    "tp2": ALL, "tp4": ["map", "iter", "map-dispatch", "iter-dispatch"],
+    "fsdp2-tp2": ALL, "fsdp2-tp4": ["map", "map-split", "iter", "iter-dispatch"],
+    "ddp2-fsdp2-tp2": ["map", "iter", "map-uneven-drop", "iter-dispatch"],
+    "fsdp2-cp2": ["map", "iter", "iter-dispatch"], "cp2-tp2": ["map", "iter", "iter-dispatch"],
+    "fsdp2-cp2-tp2": ["map", "iter"], "fsdp3": ["map", "iter-dispatch"],
+    "tp2-fsdp2": ["map", "iter", "iter-dispatch"], "dp2-tp2": ["map", "iter", "iter-dispatch"],
+}
+
+
+def main():
+    out_dir = os.path.join(GOLDEN, "cases-torch2")
+    written = 0
+    for mesh_name, mesh in MESHES.items():
+        world = 1
+        for _, n in mesh:
+            world *= n
+        for variant in CHOSEN[mesh_name]:
+            config = {"api": "prepare_data_loader", "dataset_len": 21, "batch_size": 2, "num_processes": world,
+                      "split_batches": False, "even_batches": True, "drop_last": False, "shuffle": False,
+                      "use_seedable_sampler": False, "data_seed": None, "torch_manual_seed": None,
+                      "epochs": 1, "schedule": ["prepared"], "set_epoch": None, "skip_first_batches": None,
+                      "multiprocess": True, "torch_version": "2.6", "device_mesh": mesh}
+            config.update(VARIANTS[variant])
+            family = "dispatch" if config.get("dispatch_batches") else (
+                "iterable" if config["dataset_kind"] == "iterable" else "map")
+            name = f"mesh-{mesh_name}-{variant}"
+            target = os.path.join(out_dir, name + ".json")
+            if os.path.exists(target):
+                continue
+            with open(target, "w") as f:
+                json.dump({"case": name, "family": family, "config": config}, f, indent=2)
+                f.write("\n")
+            written += 1
+    print(f"mesh_set: {written} case inputs written to {os.path.relpath(out_dir)}")
+
+
+if __name__ == "__main__":
+    main()

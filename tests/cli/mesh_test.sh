@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Device meshes as a user meets them: --parallelism (ParallelismConfig), --device-mesh (a DeviceMesh of one's own),
+# --distributed-type DEEPSPEED. Expected values are what the real Accelerate 1.15 did on gloo ranks
+# (golden/cases-torch2/mesh-*) and the issue's acceptance command, not accel-sim's own output.
+set -u
+bin=$1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+json_field() {  # name expected python-expression command...
+  local name=$1 want=$2 expr=$3
+  shift 3
+  local got
+  got=$("$@" 2>/dev/null | python3 -c "import json,sys; j=json.load(sys.stdin); print($expr)" 2>&1)
+  if [ "$got" = "$want" ]; then ok; else bad "$name: got '$got', wanted '$want'"; fi
+}
+exits() {  # name expected_exit pattern command...
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$want" ] && echo "$out" | grep -q -- "$pattern"; then ok; else bad "$name: exit $rc (wanted $want), output: $(echo "$out" | head -3)"; fi
+}
+
+# The acceptance command: 2 data ranks, ranks 0-3 and 4-7 each sharing batches; 1001 = 125 x 8 + 1, padded by 7.
+acc=("$bin" --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1001 --batch-size 4)
+json_field "fsdp2 x tp4: data ranks" "2" "j['mesh']['data_ranks']" "${acc[@]}" --json
+json_field "fsdp2 x tp4: receivers" "[[0, 1, 2, 3], [4, 5, 6, 7]]" "j['mesh']['receivers']" "${acc[@]}" --json
+json_field "fsdp2 x tp4: steps and padding" "126 7" "j['scenarios'][0]['max_steps'], j['scenarios'][0]['duplicated']" "${acc[@]}" --json
+exits "fsdp2 x tp4: terminal" 0 "ranks sharing batches: 0-3; 4-7" "${acc[@]}"
+exits "fsdp2 x tp4: header" 0 "8 ranks (2 data ranks)" "${acc[@]}"
+
+# Recorded (mesh-tp2-fsdp2-map): tp outermost gives ranks 0,1 one shard and 2,3 the other; the tp groups are {0,2}, {1,3}.
+json_field "tp outermost splits its groups" "mesh-group-split error [0, 2]" \
+  "' '.join([j['findings'][0]['code'], j['findings'][0]['severity']]) + ' ' + str(j['findings'][0]['ranks'])" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh tp=2,dp_shard=2 --dataset-len 21 --batch-size 2 --json
+# Recorded (mesh-dp2-tp2-map): the old name dp is not looked up, so every rank iterates all 11 batches.
+json_field "dp is not a data rank" "1 mesh-data-replicated" "j['mesh']['data_ranks'], j['findings'][0]['code']" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh dp=2,tp=2 --dataset-len 21 --batch-size 2 --json
+# Recorded (mesh-dp2-tp2-iter-dispatch): the dispatcher refuses tp with dp.
+exits "dispatch refuses tp with dp" 2 "TP + (DP/FSDP) is not yet supported in dispatch mode" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh dp=2,tp=2 --dataset iterable --dispatch-batches --put-on-device --dataset-len 21 --batch-size 2
+# Recorded (mesh-fsdp2-tp2-iter-dispatch): every rank gets the same 11 batches though len() says 3.
+json_field "tp dispatch replicates" "1 ['mesh-data-replicated', 'mesh-len-mismatch']" \
+  "j['mesh']['data_ranks'], [f['code'] for f in j['findings'] if f['code'].startswith('mesh')]" \
+  "$bin" --ranks 4 --parallelism dp_shard=2,tp=2 --dataset iterable --dataset-len 21 --batch-size 2 --json
+# sp / pp dimensions Accelerate does not divide by: not simulated, said so.
+exits "index past the loaders" 2 "not simulated" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh dp_shard=2,sp=2 --dataset-len 21 --batch-size 2
+# ParallelismConfig with sp > 1 builds no mesh (DeepSpeed's sequence parallelism): 4 plain data ranks.
+json_field "sp builds no mesh" "None 4" "j['mesh'], j['num_processes']" \
+  "$bin" --ranks 4 --parallelism dp_shard=2,sp=2 --dataset-len 21 --batch-size 2 --json
+json_field "deepspeed divides by tp alone" "2" "j['mesh']['data_ranks']" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh dp=2,tp=2 --distributed-type DEEPSPEED --dataset-len 21 --batch-size 2 --json
+
+# An `accelerate config` file's parallelism_config (the keys `accelerate config` writes).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf 'distributed_type: MULTI_GPU\nnum_processes: 8\nparallelism_config:\n  parallelism_config_dp_replicate_size: 1\n  parallelism_config_dp_shard_size: 2\n  parallelism_config_tp_size: 4\n  parallelism_config_cp_size: 1\n' > "$tmp/pc.yaml"
+json_field "config file parallelism" "2 [[0, 1, 2, 3], [4, 5, 6, 7]]" "j['mesh']['data_ranks'], j['mesh']['receivers']" \
+  "$bin" --config-file "$tmp/pc.yaml" --dataset-len 1001 --batch-size 4 --json
+printf 'num_processes: 8\nparallelism_config:\n  parallelism_config_tp_size: 0\n' > "$tmp/bad.yaml"
+exits "config file size 0" 2 "config_file.parallelism_config.parallelism_config_tp_size" "$bin" --config-file "$tmp/bad.yaml" --dataset-len 8
+
+# Bad input: the field and the rule, exit 2.
+acc=("$bin" --ranks 8 --dataset-len 1001 --batch-size 4)
+exits "size 0" 2 "--parallelism: the size of 'tp' must be an integer in \[1, 65536\]" "${acc[@]}" --parallelism tp=0
+exits "unknown size" 2 "'pp' is not a ParallelismConfig size" "${acc[@]}" --parallelism pp=2
+exits "twice" 2 "names 'tp' twice" "${acc[@]}" --parallelism tp=2,tp=4
+exits "no =" 2 "each entry must be NAME=SIZE" "${acc[@]}" --parallelism tp
+exits "total size" 2 "ParallelismConfig total_size (4) does not match num_processes (8)" "${acc[@]}" --parallelism dp_shard=2,tp=2
+exits "tp with pure ddp" 2 "cannot be used with pure data parallelism" "$bin" --ranks 4 --parallelism dp_replicate=2,tp=2 --dataset-len 8
+exits "own mesh needs prepare_data_loader" 2 "--device-mesh: an Accelerator builds its mesh" "$bin" --ranks 4 --device-mesh tp=4 --dataset-len 8
+exits "mesh size" 2 "config.device_mesh: sizes multiply to 2, not num_processes (4)" \
+  "$bin" --api prepare_data_loader --ranks 4 --device-mesh tp=2 --dataset-len 8
+exits "distributed type needs a mesh" 2 "--distributed-type: changes only how a mesh is divided" \
+  "$bin" --ranks 4 --distributed-type DEEPSPEED --dataset-len 8
+exits "training not yet" 2 "only the loaders' what-if is simulated" "${acc[@]}" --parallelism dp_shard=2,tp=4 --scheduler linear --total-steps 10
+
+echo "mesh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
