@@ -16,16 +16,18 @@ std::string dims_text(const DeviceMesh& mesh) {
   return out;
 }
 
+// Streamed, not concatenated: GCC 12's -Wrestrict misfires on the temporaries of `a + to_string(b) + ...`.
 std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  std::string out;
+  std::ostringstream os;
   std::size_t i = 0;
   while (i < ranks.size()) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+    os << (i ? ", " : "") << ranks[i];
+    if (j > i) os << "-" << ranks[j];
     i = j + 1;
   }
-  return out;
+  return os.str();
 }
 
 std::string arithmetic_of(const DeviceMesh& mesh, bool deepspeed) {
