@@ -9,7 +9,8 @@
 // prediction" (exit 0) only for a job that completed as predicted; a hang the simulator predicted exits 5,
 // naming the ranks and the step; any difference exits 1. Other exit codes: 2 bad input or environment (a missing
 // variable, no GPU), 3 the test fault --die-at-step, 4 the job failed (a peer died, gave up or timed out; the message
-// names it). This executable links LibTorch; `accel-sim` does not.
+// names it), 6 the ranks of a tp / cp group received different batches (ranks/mesh_group_check.hpp: the job ran as
+// predicted, and trains wrong). This executable links LibTorch; `accel-sim` does not.
 #include <CLI/CLI.hpp>
 
 #include <fcntl.h>
@@ -30,18 +31,19 @@
 #include "core/error.hpp"
 #include "fault_injector.hpp"
 #include "gloo_communicator.hpp"
+#include "mesh_group_check.hpp"
 #include "nccl_communicator.hpp"
 #include "peer_monitor.hpp"
 #include "rank_env.hpp"
 #include "record_exchange.hpp"
 #include "rendezvous.hpp"
-#include "training_summary.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/simulator.hpp"
 #include "trace/decimal_integer.hpp"
 #include "trace/input_limits.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
+#include "training_summary.hpp"
 
 namespace {
 
@@ -51,6 +53,7 @@ constexpr int kExitDiffer = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitJobFailed = 4;
 constexpr int kExitHang = 5;
+constexpr int kExitMeshGroupSplit = 6;
 
 // Ends the process without destructors: a transport may still hold an operation that waits for a dead
 // peer (joining Gloo's worker threads or finalizing NCCL would block), and LibTorch's static
@@ -177,6 +180,88 @@ bool same_outcome(const accel::sim::TrainingVerdict& a, const accel::sim::Traini
          step_of(a) == step_of(b) && a.error.has_value() == b.error.has_value();
 }
 
+// Whether every rank makes the mesh group check after its loop: a job with a mesh that the simulator predicts to
+// complete (a rank left blocked in a collective, or a configuration Accelerate rejects, has nothing to compare); the
+// same answer on every rank, since each reads the same config.
+bool checks_mesh_groups(const Job& job, const Options& o) {
+  if (!job.loader.prepare.torch_device_mesh) return false;
+  if (o.loader_only) {
+    const auto predicted = accel::sim::simulate(job.loader);
+    if (predicted.error) return false;
+    const auto* ranks = std::get_if<std::vector<accel::trace::RankRecord>>(&predicted.body);
+    if (!ranks) return false;
+    for (const auto& r : *ranks) {
+      if (r.error) return false;
+      for (const auto& pass : r.epochs)
+        if (pass.error) return false;
+    }
+    return true;
+  }
+  const auto verdict = accel::sim::training_verdict(accel::sim::simulate_training_ranks(job.loader, o.loop));
+  return verdict.completed && !verdict.error;
+}
+
+Json mesh_group_json(const accel::ranks::MeshGroupCheck& c) {
+  Json j;
+  j["group"] = c.group;
+  j["batches"] = c.batches;
+  j["differs_from"] = c.differs_from ? Json(*c.differs_from) : Json(nullptr);
+  j["epoch"] = c.epoch;
+  j["step"] = c.step;
+  return j;
+}
+
+std::string ranks_list(const std::vector<std::int64_t>& ranks) {
+  std::string s;
+  for (const std::int64_t r : ranks) s += (s.empty() ? "" : ",") + std::to_string(r);
+  return s;
+}
+
+// Rank `rank`'s batch at (epoch, step) in the assembled trace, as JSON text; "no batch" where it has none.
+std::string batch_text(const Json& trace, std::int64_t rank, std::int64_t epoch, std::int64_t step) {
+  for (const Json& r : trace.value("ranks", Json::array())) {
+    if (r.value("rank", std::int64_t{-1}) != rank) continue;
+    for (const Json& pass : r.value("epochs", Json::array())) {
+      if (pass.value("epoch", std::int64_t{-1}) != epoch) continue;
+      const Json& batches = pass.at("batches");
+      if (step >= 0 && step < static_cast<std::int64_t>(batches.size()))
+        return batches[static_cast<std::size_t>(step)].dump();
+    }
+  }
+  return "no batch";
+}
+
+// After a job that ran as predicted: what the groups' all_gather found. Exit 6 for a group whose ranks received
+// different batches (the simulator's error[mesh-group-split], seen on the transport), else 0.
+int conclude_mesh_groups(const std::vector<Json>& outcomes, const Json& trace, const Options& o,
+                         std::ostream& verdict) {
+  std::string groups;
+  for (const Json& outcome : outcomes) {
+    if (!outcome.contains("mesh_group")) return 0;
+    const Json& c = outcome["mesh_group"];
+    const auto group = c.at("group").get<std::vector<std::int64_t>>();
+    const auto rank = outcome.at("rank").get<std::int64_t>();
+    if (!c.at("differs_from").is_null()) {
+      const auto other = c.at("differs_from").get<std::int64_t>();
+      const auto epoch = c.at("epoch").get<std::int64_t>(), step = c.at("step").get<std::int64_t>();
+      verdict << "error[mesh-group-split] on the real ranks: the model-parallel group " << ranks_list(group)
+              << " (the ranks that agree on every data-parallel dimension of the mesh) received different batches, "
+                 "found by an all_gather of batch digests over "
+              << o.backend << ": at epoch " << epoch << " step " << step << " rank " << rank << " got "
+              << batch_text(trace, rank, epoch, step) << ", rank " << other << " got "
+              << batch_text(trace, other, epoch, step)
+              << "; one tensor- / context-parallel step would be computed from different data (exit "
+              << kExitMeshGroupSplit << ")\n";
+      return kExitMeshGroupSplit;
+    }
+    if (!group.empty() && group.front() == rank) groups += (groups.empty() ? "" : "; ") + ranks_list(group);
+  }
+  verdict << "mesh: every model-parallel group (" << groups
+          << ") received identical batches on the real ranks (an all_gather of batch digests over " << o.backend
+          << ")\n";
+  return 0;
+}
+
 constexpr const char* kIdentical = "identical to the simulator's prediction";
 
 // Rank 0's end of the job: the trace, its diff against the in-process simulator, and the training
@@ -196,13 +281,14 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
   if (job.origin.family) simulated["family"] = *job.origin.family;
   // The verdict goes where it does not spoil a trace printed on stdout.
   std::ostream& verdict = trace_on_stdout ? std::cerr : std::cout;
+  const auto completed = [&] { return conclude_mesh_groups(outcomes, real, o, verdict); };
   if (const auto d = accel::trace::first_divergence(simulated, real)) {
     verdict << "real ranks differ from the simulator: " << accel::trace::describe(*d) << "\n";
     return kExitDiffer;
   }
   if (o.loader_only) {
     verdict << kIdentical << "\n";
-    return 0;
+    return completed();
   }
   std::vector<accel::sim::TrainingRank> observed_ranks;
   for (const Json& outcome : outcomes)
@@ -239,7 +325,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     // Accelerate raised on every rank as it does for this config (prepare, or the pass): the trace above
     // holds it, equal to the simulator's, and no rank was left waiting.
     verdict << kIdentical << " (" << seen << ", as Accelerate does)\n";
-    return 0;
+    return completed();
   }
   if (!observed.completed) {
     verdict << (observed.hang ? "hang: " : "failed: ") << seen << " (as the simulator predicted; exit "
@@ -247,7 +333,7 @@ int conclude(const Job& job, const std::vector<Json>& outcomes, const Options& o
     return observed.hang ? kExitHang : kExitJobFailed;
   }
   verdict << kIdentical << " (" << seen << ")\n";
-  return 0;
+  return completed();
 }
 
 // What every rank of one job runs, digested into the job's identity (rendezvous.hpp): two jobs without a job
@@ -379,9 +465,15 @@ int main(int argc, char** argv) {
     // simulate_rank records a failed collective as a "Hang" in the trace; only a dead or silent peer
     // (as opposed to one that finished, which the simulator shows too) makes the job fail.
     if (monitor->fatal()) throw accel::ranks::PeerFailure(*monitor->fatal(), {});
+    std::optional<accel::ranks::MeshGroupCheck> mesh_group;
+    if (checks_mesh_groups(job, o)) {
+      mesh_group =
+          accel::ranks::check_mesh_group(*comm, *job.loader.prepare.torch_device_mesh, record ? &*record : nullptr);
+    }
     monitor->leave();
     Json outcome = accel::ranks::outcome_json(job.config, env.rank, record, case_error);
     if (training) outcome["training"] = accel::ranks::training_json(*training);
+    if (mesh_group) outcome["mesh_group"] = mesh_group_json(*mesh_group);
     accel::ranks::post_outcome(rendezvous->store(), env.rank, outcome);
     if (env.rank != 0) {
       accel::ranks::await_complete(rendezvous->store(), *monitor);
