@@ -46,6 +46,13 @@ std::string arithmetic_of(const DeviceMesh& mesh, bool deepspeed) {
   return os.str();
 }
 
+// skip_first_batches builds its dispatcher without the mesh (core/data_loader_dispatcher.cpp): a skipped pass of a
+// dispatcher that replicates under "tp" slices every batch over all ranks instead.
+bool skips_a_replicating_dispatcher(const trace::LoaderCase& c, const MeshDataRanks& m, bool dispatch) {
+  return dispatch && m.dispatcher_replicates &&
+         std::find(c.schedule.begin(), c.schedule.end(), trace::LoaderRole::Skipped) != c.schedule.end();
+}
+
 }  // namespace
 
 trace::LoaderCase data_rank_case(const trace::LoaderCase& c) {
@@ -57,7 +64,8 @@ trace::LoaderCase data_rank_case(const trace::LoaderCase& c) {
   } catch (const AccelerateError&) {
     return c;  // prepare_data_loader raises it for the case itself
   }
-  if (dispatch && !m.dispatcher_replicates) return c;  // the core's dispatcher reads the mesh itself
+  // The core's dispatcher reads the mesh itself, and forgets it in a skipped pass as Accelerate does.
+  if (dispatch && (!m.dispatcher_replicates || skips_a_replicating_dispatcher(c, m, dispatch))) return c;
   trace::LoaderCase out = c;
   out.prepare.torch_device_mesh.reset();
   out.prepare.deepspeed = false;
@@ -152,6 +160,22 @@ std::optional<MeshReport> analyze_mesh(const trace::LoaderCase& c) {
                              .with("data_ranks", r.data_ranks)
                              .with("data_parallel_groups", static_cast<std::int64_t>(groups.size())));
     break;
+  }
+  if (skips_a_replicating_dispatcher(c, m, r.dispatch)) {
+    r.lost_on_skip = true;
+    // Every rank of a tp group then gets its own slice of the dispatched batch.
+    const auto& group = groups.front();
+    if (group.size() > 1) {
+      r.findings.push_back(
+          Warning(code::kMeshLostOnSkip, Severity::Error,
+                  "skip_first_batches (a resume) builds its DataLoaderDispatcher without the torch_device_mesh: "
+                  "the resumed pass slices each batch over all " +
+                      std::to_string(r.world) + " ranks, so ranks " + std::to_string(group[0]) + " and " +
+                      std::to_string(group[1]) + " of one tp group (ranks " + ranks_text(group) +
+                      ") get different slices after the resume, where the pass before it gave them one batch")
+              .with("ranks", std::vector<std::int64_t>{group[0], group[1]})
+              .with("world", r.world));
+    }
   }
   if (m.dispatcher_replicates) {
     // __len__ still divides the underlying loader's length by num_processes, though one batch goes out per step.

@@ -27,7 +27,9 @@ struct MeshReport {
   std::vector<std::vector<std::int64_t>> receivers;
   // What prepare_data_loader raises for this mesh (the dispatcher's ValueError), if it does.
   std::optional<std::string> rejected;
-  std::vector<Warning> findings;  // mesh-group-split, mesh-data-replicated, mesh-len-mismatch
+  // skip_first_batches rebuilt a replicating dispatcher without the mesh: the tables count every rank.
+  bool lost_on_skip = false;
+  std::vector<Warning> findings;  // mesh-group-split, mesh-data-replicated, mesh-len-mismatch, mesh-lost-on-skip
 };
 
 // nullopt without a mesh. Throws UnmodelledMesh (with the ranks and indices) for a mesh whose loaders get a process
@@ -42,6 +44,7 @@ namespace code {
 inline constexpr const char* kMeshGroupSplit = "mesh-group-split";
 inline constexpr const char* kMeshDataReplicated = "mesh-data-replicated";
 inline constexpr const char* kMeshLenMismatch = "mesh-len-mismatch";
+inline constexpr const char* kMeshLostOnSkip = "mesh-lost-on-skip";
 }  // namespace code
 
 }  // namespace accel::analysis

@@ -34,6 +34,7 @@ constexpr std::string_view kRequirements =
     "  full-coverage   every sample exactly once (no-duplicates and no-drops)\n"
     "  exact-resume    the restarted job trains on what the uninterrupted one does (--resume-at, --resume-at-step)\n"
     "  exact-metrics   gather_for_metrics hands the metric every sample exactly once (--eval)\n"
+    "  mesh-groups-agree  every tp / cp group of a device mesh computes on one batch (always judged with a mesh)\n"
     "A failure prints its evidence (ids, ranks, steps) and exits 1.\n";
 
 constexpr std::string_view kFindings =
@@ -48,6 +49,7 @@ constexpr std::string_view kFindings =
     "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
     "  mesh-data-replicated         warning  data-parallel groups of the device mesh receive identical batches\n"
     "  mesh-len-mismatch            warning  under tp the dispatcher's len() divides by every rank\n"
+    "  mesh-lost-on-skip            error    skip_first_batches drops the mesh: a resumed tp dispatcher splits groups\n"
     "  data-seed-ignored            warning  data_seed has no effect on this sampler\n"
     "  skip-epoch-counter           warning  skip_first_batches' loader does not advance the epoch counter\n"
     "  later-pass-differs           warning  a later pass duplicates, drops or steps differently from pass 0\n"

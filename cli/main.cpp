@@ -136,6 +136,10 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
 
 // The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
 // the first one resumes with skip_first_batches), each judged result appended to `out`.
+// The gate's verdict on a device mesh: every tp / cp group computes on one batch (error findings of
+// analysis/mesh_layout.hpp: mesh-group-split, mesh-lost-on-skip).
+constexpr const char* kMeshGroupsAgree = "mesh-groups-agree";
+
 void check_loader(const Json& config, std::vector<std::string> names, const accel::cli::EvalFlags& eval,
                   accel::analysis::CheckReport& out);
 
@@ -236,10 +240,26 @@ void check_loader(const Json& config, std::vector<std::string> names, const acce
   const auto exact = std::find(names.begin(), names.end(), std::string(accel::analysis::kExactMetrics));
   const bool want_exact = exact != names.end();
   if (want_exact) names.erase(exact);
-  std::vector<std::pair<std::string, accel::trace::LoaderCase>> passes = {{"first pass", *loader_case}};
+  // With a device mesh the requirements hold or fail for the data ranks (a tp group sharing one batch is no
+  // duplicate), and whether every tp / cp group gets one batch is a verdict of its own, always judged.
+  const accel::trace::LoaderCase data_ranks = accel::analysis::data_rank_case(*loader_case);
+  const auto named = std::find(names.begin(), names.end(), std::string(kMeshGroupsAgree));
+  if (named != names.end()) {
+    names.erase(named);
+    if (!loader_case->prepare.torch_device_mesh)
+      out.outcomes.push_back({std::string(kMeshGroupsAgree), "first pass", true, "no device mesh", true});
+  }
+  if (const auto mesh = accel::analysis::analyze_mesh(*loader_case); mesh && !mesh->rejected) {
+    std::string evidence;
+    for (const auto& f : mesh->findings) {
+      if (f.severity == accel::analysis::Severity::Error) evidence += (evidence.empty() ? "" : "; ") + f.message;
+    }
+    out.outcomes.push_back({std::string(kMeshGroupsAgree), "first pass", evidence.empty(), evidence});
+  }
+  std::vector<std::pair<std::string, accel::trace::LoaderCase>> passes = {{"first pass", data_ranks}};
   if (!loader_case->schedule.empty() && loader_case->schedule.front() == accel::trace::LoaderRole::Skipped &&
       loader_case->epochs > 1) {
-    auto full = *loader_case;
+    auto full = data_ranks;
     full.schedule.assign(full.schedule.size(), accel::trace::LoaderRole::Prepared);
     full.skip_first_batches.reset();
     passes.push_back({"full pass", full});
@@ -254,7 +274,8 @@ void check_loader(const Json& config, std::vector<std::string> names, const acce
       // exact-metrics is judged here, outside the scenario's requirements; the list of valid names has it too.
       std::string message = e.what();
       if (!message.empty() && message.back() == ')') {
-        message.insert(message.size() - 1, std::string(", ") + accel::analysis::kExactMetrics + ", exact-resume");
+        message.insert(message.size() - 1,
+                       std::string(", ") + accel::analysis::kExactMetrics + ", exact-resume, " + kMeshGroupsAgree);
       }
       throw accel::trace::ConfigError(message);
     }
@@ -452,15 +473,10 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   what_if_options.launch = launch;
   what_if_options.command_line = out.command_line;
   what_if_options.accel_sim_version = accel::cli::accel_sim_version();
-  if (config.prepare.torch_device_mesh &&
-      (training.enabled() || resume_flags.enabled() || eval.eval || !out.requirements.empty())) {
+  if (config.prepare.torch_device_mesh && training.enabled()) {
     throw accel::trace::ConfigError(
-        std::string(training.enabled()       ? "--scheduler"
-                    : resume_flags.enabled() ? "--resume-at"
-                    : eval.eval              ? "--eval"
-                                             : "--require") +
-        ": with a device mesh (--parallelism / --device-mesh) only the loaders' what-if is simulated so far; the "
-        "training loop, resume, eval and the gate are not (they would count every rank of a tp group as a data rank)");
+        "--scheduler: the training loop is not simulated with a device mesh (--parallelism / --device-mesh) yet; "
+        "the loaders, resume (--resume-at), eval (--eval) and the gate (--require) are");
   }
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();

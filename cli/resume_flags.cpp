@@ -48,6 +48,17 @@ trace::ResumeCase ResumeFlags::resume_case(trace::Json c, std::int64_t grad_accu
   if (c.value("dataset_kind", std::string("map")) != "map") {
     throw ConfigError("--dataset: the resume what-if models map-style datasets only");
   }
+  if (const auto d = c["accelerator"].find("dispatch_batches");
+      d != c["accelerator"].end() && d->is_boolean() && d->get<bool>()) {
+    throw ConfigError(
+        "--dispatch-batches: the resume what-if models sharded loaders (DataLoaderShard) only, not a "
+        "dispatched map-style loader");
+  }
+  if (ranks && c["accelerator"].contains("parallelism_config")) {
+    throw ConfigError(
+        "--resume-ranks: not with --parallelism (the restarted job would need a mesh of its own, which "
+        "the resume what-if does not describe)");
+  }
   const auto mode = trace::mode_from_name(with);
   if (!mode) throw ConfigError("--resume-with: must be one of skip_first_batches, continue, stateful, none; got \"" + with + "\"");
   const bool stateful_loader = c["accelerator"].value("use_stateful_dataloader", false);

@@ -39,6 +39,7 @@ enum class Mutation {
   RngStateNotRestored,               // load_state's torch.set_rng_state does not reach the loader's global generator
   GatherForMetricsKeepsPadding,      // gather_for_metrics (tensors) does not cut the last step to the remainder
   MeshIgnoresCp,                     // the data rank of a mesh rank divides by tp alone, not tp * cp
+  SkippedDispatcherKeepsMesh,        // skip_first_batches' dispatcher keeps the torch_device_mesh (Accelerate drops it)
   GatherObjectUntruncated,           // gather_for_metrics with use_gather_object does not cut to the remainder
   AccumulateIgnoresEndOfDataloader,  // accumulate() does not sync on a loader's last batch (sync_with_dataloader)
   PreparedDrawsIgnored,              // draws from the global generator before prepare are not counted

@@ -72,4 +72,38 @@ void mesh_tp_dispatch_replicates_one_batch_to_every_rank() {
   }
 }
 
+// Resumed under "tp": skip_first_batches rebuilds the dispatcher without the mesh (recorded,
+// mesh-accel-*-iter-skip2), so a pass over the skipped loader is, on every rank, what the same dispatcher over the
+// same ranks without any mesh yields after the same skip; the pass before it stays the replicated one batch.
+void mesh_skipped_tp_dispatcher_is_the_plain_dispatcher() {
+  auto [plain, choices] = *gen_drawn({.dispatch = true,
+                                      .only_dispatch = true,
+                                      .max_ranks = 4,
+                                      .max_rare_ranks = 4,
+                                      .max_dispatch_ranks = 4,
+                                      .max_len = 200,
+                                      .max_batch = 8},
+                                     1, 3);
+  if (plain.ranks < 2) plain.ranks = 2;  // a tp group of one is no group
+  plain.split = false;  // with split_batches the one batch is split over the ranks (mesh-fsdp2-tp2-iter-dispatch-split)
+  const std::int64_t k = choices.up_to(4);
+  RC_TAG(k == 0 ? "skip 0" : "skip > 0");
+  // Pass 0 prepared, the last pass skipped: the skipped pass follows a replicated one, as in a resumed job.
+  std::vector<trace::LoaderRole> schedule(static_cast<std::size_t>(choices.count + 1), trace::LoaderRole::Prepared);
+  schedule.back() = trace::LoaderRole::Skipped;
+  const trace::LoaderCase plain_case = loader_case(plain, choices.count + 1, k, schedule);
+  trace::LoaderCase mesh_case = plain_case;
+  mesh_case.prepare.torch_device_mesh = DeviceMesh{{{"tp", plain.ranks}}};
+  const auto expected = simulate_ranks(plain_case);
+  const auto got = simulate_ranks(mesh_case);
+  RC_ASSERT(got.size() == expected.size());
+  for (std::size_t r = 0; r < got.size(); ++r) {
+    RC_ASSERT(!got[r].epochs.empty());
+    RC_ASSERT(got[r].epochs.size() == expected[r].epochs.size());
+    RC_ASSERT(got[r].epochs.back().batches == expected[r].epochs.back().batches);
+    // Before the skip every rank holds rank 0's batches (the one batch, replicated).
+    RC_ASSERT(got[r].epochs.front().batches == got[0].epochs.front().batches);
+  }
+}
+
 }  // namespace accel::props

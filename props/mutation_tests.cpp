@@ -92,6 +92,8 @@ ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, singl
 ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
              gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_MUTANT(MeshIgnoresCp_Groups, MeshIgnoresCp, mesh_groups_share_batches_and_data_ranks_run_the_plain_job)
+ACCEL_MUTANT(SkippedDispatcherKeepsMesh_Resume, SkippedDispatcherKeepsMesh,
+             mesh_skipped_tp_dispatcher_is_the_plain_dispatcher)
 ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
 ACCEL_MUTANT(StatefulFinishedResumesPastEnd_ExactResume, StatefulFinishedResumesPastEnd,
              seedable_set_epoch_resume_is_exact)

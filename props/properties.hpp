@@ -16,6 +16,7 @@ void uneven_ranks_hang_exactly_where_predicted();
 void split_batches_matches_unsplit_on_every_step();
 void mesh_groups_share_batches_and_data_ranks_run_the_plain_job();
 void mesh_tp_dispatch_replicates_one_batch_to_every_rank();
+void mesh_skipped_tp_dispatcher_is_the_plain_dispatcher();
 // 5. resume_props.cpp
 void skip_yields_the_suffix_and_leaves_the_counters();
 // 6. determinism_props.cpp

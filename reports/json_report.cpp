@@ -117,6 +117,7 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
     Json receivers = Json::array();
     for (const auto& ranks : r.mesh->receivers) receivers.push_back(ranks);
     m["receivers"] = receivers;
+    m["lost_on_skip"] = r.mesh->lost_on_skip;
     j["mesh"] = m;
   } else {
     j["mesh"] = nullptr;

@@ -63,7 +63,8 @@ std::string mesh_text(const analysis::MeshReport& m) {
   for (std::size_t d = 0; d < m.receivers.size(); ++d) {
     os << (d ? ";" : "") << " " << analysis::rank_ranges(m.receivers[d]);
   }
-  os << "\n    the tables below count data ranks\n";
+  os << (m.lost_on_skip ? "\n    the tables below count every rank: skip_first_batches' dispatcher has no mesh\n"
+                        : "\n    the tables below count data ranks\n");
   return os.str();
 }
 

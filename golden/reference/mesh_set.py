@@ -9,6 +9,12 @@ dimension Accelerate does not divide by (("dp_shard", 2), ("sp", 2)) gives ranks
 processes: recorded, their first batch raises (map: TypeError, iterable: IndexError); accel-sim does not simulate
 such loaders and says so (not recorded here)., each over map and iterable datasets, sharded and dispatched.
 A file is written only when the case is not there yet, as `case`, `family` and `config` alone.
+
+Then the Accelerator's side (`mesh-accel-*`, `mesh-metrics-*`): Accelerator(parallelism_config=ParallelismConfig(...))
+as its prepare_data_loader call makes it (the real Accelerator refuses ParallelismConfig on CPU jobs; record.py's
+prepare_with_parallelism makes that one call with the Accelerator's settings): shuffled and seeded loaders over two
+epochs, a resumed pass (skip_first_batches), and the evaluation loop with gather_for_metrics, which gathers over every
+rank of the job, tp ranks included.
 """
 import json
 import os
@@ -80,7 +86,66 @@ def main():
                 json.dump({"case": name, "family": family, "config": config}, f, indent=2)
                 f.write("\n")
             written += 1
+    written += accelerator_cases(out_dir)
     print(f"mesh_set: {written} case inputs written to {os.path.relpath(out_dir)}")
+
+
+# name -> ParallelismConfig sizes
+PARALLELISM = {
+    "fsdp2-tp2": {"dp_shard_size": 2, "tp_size": 2},
+    "tp2": {"tp_size": 2},
+}
+ACCEL_VARIANTS = {
+    "map-skip3": {"dataset_kind": "map", "epochs": 2, "schedule": ["skipped", "prepared"], "skip_first_batches": 3},
+    "iter-skip2": {"dataset_kind": "iterable", "schedule": ["skipped"], "skip_first_batches": 2},
+    "map-seedable": {"dataset_kind": "map", "shuffle": True, "epochs": 2, "schedule": ["prepared", "prepared"],
+                     "set_seed": 7, "set_epoch": [0, 1],
+                     "accelerator": {"use_seedable_sampler": True}},
+    "map-shuffle-skip2": {"dataset_kind": "map", "shuffle": True, "set_seed": 3, "schedule": ["skipped"],
+                          "skip_first_batches": 2},
+}
+METRICS_VARIANTS = {
+    "map": {"dataset_kind": "map"},
+    "map-b3": {"dataset_kind": "map", "batch_size": 3},
+    "iter": {"dataset_kind": "iterable"},
+    "map-object": {"dataset_kind": "map", "use_gather_object": True},
+    "map-uneven": {"dataset_kind": "map", "accelerator": {"even_batches": False}, "batch_size": 3},
+}
+
+
+def accelerator_cases(out_dir):
+    written = 0
+    for mesh_name, sizes in PARALLELISM.items():
+        world = 1
+        for n in sizes.values():
+            world *= n
+        pc = {k: v for k, v in sizes.items() if v > 1}
+        cases = []
+        for variant, options in ACCEL_VARIANTS.items():
+            config = {"api": "accelerator", "dataset_kind": "map", "dataset_len": 21, "batch_size": 2,
+                      "num_processes": world, "drop_last": False, "shuffle": False, "generator_seed": None,
+                      "dataset_generator": False, "epochs": 1, "schedule": ["prepared"], "set_epoch": None,
+                      "skip_first_batches": None, "set_seed": None, "set_seed_device_specific": False,
+                      "accelerator": {}, "multiprocess": True, "torch_version": "2.6"}
+            config.update({k: v for k, v in options.items() if k != "accelerator"})
+            config["accelerator"] = dict(options.get("accelerator", {}), parallelism_config=pc)
+            cases.append((f"mesh-accel-{mesh_name}-{variant}", "accelerator", config))
+        for variant, options in METRICS_VARIANTS.items():
+            config = {"api": "accelerator+gather_for_metrics", "dataset_kind": "map", "dataset_len": 11,
+                      "batch_size": 2, "num_processes": world, "drop_last": False, "use_gather_object": False,
+                      "break_after": None, "multiprocess": True}
+            config.update({k: v for k, v in options.items() if k != "accelerator"})
+            config["accelerator"] = dict(options.get("accelerator", {}), parallelism_config=pc)
+            cases.append((f"mesh-metrics-{mesh_name}-{variant}", "metrics", config))
+        for name, family, config in cases:
+            target = os.path.join(out_dir, name + ".json")
+            if os.path.exists(target):
+                continue
+            with open(target, "w") as f:
+                json.dump({"case": name, "family": family, "config": config}, f, indent=2)
+                f.write("\n")
+            written += 1
+    return written
 
 
 if __name__ == "__main__":

@@ -790,7 +790,7 @@ def check_accelerator_config(c):
     acc = c.get("accelerator", {})
     if not isinstance(acc, dict):
         raise BadInput("config.accelerator: must be an object")
-    unknown = sorted(set(acc) - set(ACCELERATOR_KWARGS) - set(DATALOADER_CONFIGURATION_FIELDS))
+    unknown = sorted(set(acc) - set(ACCELERATOR_KWARGS) - set(DATALOADER_CONFIGURATION_FIELDS) - {"parallelism_config"})
     if unknown:
         raise BadInput(f"config.accelerator.{unknown[0]}: not an Accelerator / DataLoaderConfiguration option "
                        "the recorder knows")
@@ -805,6 +805,19 @@ def check_accelerator_config(c):
     rng = acc.get("rng_types")
     if rng is not None and (not isinstance(rng, list) or any(not isinstance(t, str) for t in rng)):
         raise BadInput("config.accelerator.rng_types: must be null or a list of strings")
+    pc = acc.get("parallelism_config")
+    if pc is not None:
+        if not isinstance(pc, dict) or sorted(set(pc) - set(PARALLELISM_SIZES)) or any(
+                not _is_int(v) or v < 1 for v in pc.values()):
+            raise BadInput("config.accelerator.parallelism_config: must be an object of sizes >= 1 among "
+                           + ", ".join(PARALLELISM_SIZES))
+        total = 1
+        for v in pc.values():
+            total *= v
+        if total != c["num_processes"]:
+            raise BadInput("config.accelerator.parallelism_config: the recorder takes only configs whose sizes "
+                           "multiply to num_processes (the others are ParallelismConfig's ValueError, modelled "
+                           "from the source)")
     epochs_of(c)  # schedule / set_epoch lengths
     if c.get("model_before_prepare") not in (None, *MODELS_BEFORE_PREPARE):
         raise BadInput(f"config.model_before_prepare: must be null or one of {', '.join(MODELS_BEFORE_PREPARE)}")
@@ -820,6 +833,36 @@ def check_accelerator_config(c):
               f"order comes from torch's OS-seeded default generator ({torch.initial_seed()} in this process), so it "
               "changes from run to run; and the forked ranks here all inherit that one seed, whereas separately "
               "launched processes (accelerate launch, torchrun) each draw their own", file=sys.stderr)
+
+
+# ParallelismConfig's sizes, in the order its mesh lays them out (outermost first; parallelism_config.py, _get_mesh).
+PARALLELISM_SIZES = ("dp_replicate_size", "dp_shard_size", "cp_size", "sp_size", "tp_size")
+
+
+def parallelism_mesh(pc):
+    """The DeviceMesh ParallelismConfig(**pc) builds: its dimensions in _get_mesh's order, sizes of 1 left out, and
+    none when sp_size > 1 (DeepSpeed's Ulysses builds its own) or every size is 1."""
+    if pc.get("sp_size", 1) > 1:
+        return None
+    dims = [(name[:-len("_size")], pc.get(name, 1)) for name in PARALLELISM_SIZES if pc.get(name, 1) > 1]
+    if not dims:
+        return None
+    from torch.distributed.device_mesh import init_device_mesh
+    return init_device_mesh("cpu", tuple(n for _, n in dims), mesh_dim_names=tuple(d for d, _ in dims))
+
+
+def prepare_with_parallelism(accelerator, dl, mesh):
+    """Accelerator.prepare_data_loader's one call (accelerator.py), with the mesh its ParallelismConfig builds: the
+    real Accelerator refuses ParallelismConfig on a CPU job ("only compatible DistributedType.FSDP (version 2) or
+    DistributedType.Multi{Device} or DistributedType.DEEPSPEED, but got DistributedType.MULTI_CPU"), so the recorder
+    makes that call itself, with the Accelerator's own settings, unmodified otherwise."""
+    return prepare_data_loader(
+        dl, accelerator.device, num_processes=accelerator.num_processes, process_index=accelerator.process_index,
+        split_batches=accelerator.split_batches, put_on_device=accelerator.device_placement,
+        rng_types=accelerator.rng_types.copy(), dispatch_batches=accelerator.dispatch_batches,
+        even_batches=accelerator.even_batches, use_seedable_sampler=accelerator.use_seedable_sampler,
+        data_seed=accelerator.dataloader_config.data_seed, non_blocking=accelerator.non_blocking,
+        use_stateful_dataloader=accelerator.use_stateful_dataloader, torch_device_mesh=mesh)
 
 
 def reset_accelerate_singletons():
@@ -876,7 +919,10 @@ def accelerator_setup(c, rank, seen=None):
     except ValueError as exc:  # torch's DataLoader refused the user's loader, before Accelerate saw it
         return {"prepare_error": error_object(exc, "DataLoader")}
     try:
-        prepared = accelerator.prepare(dl)
+        if acc.get("parallelism_config"):
+            prepared = prepare_with_parallelism(accelerator, dl, parallelism_mesh(acc["parallelism_config"]))
+        else:
+            prepared = accelerator.prepare(dl)
     except Exception as exc:
         return {"prepare_error": error_object(exc, "Accelerator.prepare")}
     return accelerator, prepared

@@ -163,7 +163,7 @@ fi
 check_output "unknown option did you mean" "unknown option --rank; did you mean --ranks?" "$bin" --rank 8 --dataset-len 10
 check_output "unknown check option" "unknown option --requires of \`accel-sim check\`; did you mean --require?" \
   "$bin" check --dataset-len 10 --requires lockstep
-check_output "requirement list has exact-resume" "full-coverage, exact-metrics, exact-resume)" \
+check_output "requirement list has exact-resume" "full-coverage, exact-metrics, exact-resume, mesh-groups-agree)" \
   "$bin" check --ranks 2 --dataset-len 10 --require bogus
 check_output "resume step past the epoch names the flag" "--resume-at: STEP 100 is past the end of epoch 0" \
   "$bin" --ranks 2 --dataset-len 100 --resume-at 0:100

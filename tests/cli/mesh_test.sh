@@ -77,7 +77,39 @@ exits "mesh size" 2 "config.device_mesh: sizes multiply to 2, not num_processes 
   "$bin" --api prepare_data_loader --ranks 4 --device-mesh tp=2 --dataset-len 8
 exits "distributed type needs a mesh" 2 "--distributed-type: changes only how a mesh is divided" \
   "$bin" --ranks 4 --distributed-type DEEPSPEED --dataset-len 8
-exits "training not yet" 2 "only the loaders' what-if is simulated" "${acc[@]}" --parallelism dp_shard=2,tp=4 --scheduler linear --total-steps 10
+exits "training not yet" 2 "the training loop is not simulated with a device mesh" "${acc[@]}" --parallelism dp_shard=2,tp=4 --scheduler linear --total-steps 10
+
+# Resume. Recorded (mesh-accel-fsdp2-tp2-map-skip3): skip_first_batches keeps the BatchSamplerShard and its
+# rewritten rank, so a map-style resume is exact on the data ranks (21 samples, 2 data ranks, batch 2: 6 batches).
+res=("$bin" --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 21 --batch-size 2)
+exits "resume on the data ranks" 0 "after 3 of 6 batches per rank" "${res[@]}" --resume-at 0:3
+exits "and it is exact" 0 "IDENTICAL to the uninterrupted run" "${res[@]}" --resume-at 0:3
+exits "resume ranks need a mesh of their own" 2 "--resume-ranks: not with --parallelism" "${res[@]}" --resume-at 0:3 --resume-ranks 8
+# Regression: a dispatched map-style loader in the resume what-if was an internal error (exit 70).
+exits "dispatched resume refused" 2 "--dispatch-batches: the resume what-if models sharded loaders" \
+  "$bin" --ranks 4 --dispatch-batches --put-on-device --dataset-len 21 --batch-size 2 --resume-at 0:2
+# Recorded (mesh-accel-fsdp2-tp2-iter-skip2): skip_first_batches rebuilds the dispatcher without the mesh, so after
+# the skip ranks 0 and 1 of one tp group get [16, 17] and [18, 19], slices of one batch cut for 4 ranks.
+json_field "the skipped dispatcher forgets the mesh" "mesh-lost-on-skip [0, 1]" \
+  "[f['code'] + ' ' + str(f['ranks']) for f in j['findings'] if f['code'] == 'mesh-lost-on-skip'][0]" \
+  "${res[@]}" --dataset iterable --skip-batches 2 --json
+
+# The gate judges the data ranks, and always whether every tp group shares its batches. 1000 = 125 x (2 x 4): no
+# padding on 2 data ranks; the tp-outermost mesh splits its groups (recorded, mesh-tp2-fsdp2-map).
+exits "gate: full coverage on the data ranks" 0 "ok   full-coverage" \
+  "$bin" check --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1000 --batch-size 4 --require full-coverage
+exits "gate: groups agree" 0 "ok   mesh-groups-agree" \
+  "$bin" check --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1000 --batch-size 4 --require full-coverage
+exits "gate: a split group fails" 1 "FAIL mesh-groups-agree (first pass): ranks 0 and 2 of one tp group" \
+  "$bin" check --ranks 4 --api prepare_data_loader --device-mesh tp=2,dp_shard=2 --dataset-len 20 --batch-size 2 \
+  --require lockstep
+exits "gate: named without a mesh" 0 "skip mesh-groups-agree (first pass): no device mesh" \
+  "$bin" check --ranks 4 --dataset-len 20 --require mesh-groups-agree
+
+# Eval. Recorded (mesh-metrics-fsdp2-tp2-map): gather_for_metrics gathers over all 4 ranks, tp copies included, and
+# truncates the last step to 11 % (2 x 2) = 3: 8 + 8 + 3 = 19 samples for a dataset of 11, sample 10 never counted.
+json_field "eval gathers every rank" "19 [10]" "j['eval']['metric_samples'], j['eval']['metric_missing']['first_ids']" \
+  "$bin" --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 11 --batch-size 2 --eval --json
 
 echo "mesh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
