@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/device_mesh.hpp"
 #include "core/error.hpp"
 #include "sim/training_simulator.hpp"
 
@@ -70,10 +71,16 @@ void add_correction(Warning& w, const TrainingSummary& s) {
 // A schedule is sized right when it reaches its end as training does. Accelerate steps the wrapped
 // scheduler num_processes times per optimizer step (unless split_batches), so both total_steps and the
 // warm-up must count scheduler steps: optimizer steps x that factor.
-void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec) {
+// With a device mesh num_processes is still every rank of the job (AcceleratorState's), while only the data ranks
+// consume batches: the factor is world, not data ranks, and worth saying.
+void add_schedule_findings(TrainingSummary& s, const ScheduleSpec& spec, std::optional<std::int64_t> data_ranks) {
   const std::int64_t r = s.steps_per_optimizer_step;
+  const std::string mesh = data_ranks && *data_ranks < r
+                               ? ", every rank of the device mesh, though only " + std::to_string(*data_ranks) +
+                                     " data ranks consume batches"
+                               : "";
   const std::string per = r > 1 ? " (Accelerate steps the scheduler " + std::to_string(r) +
-                                      " times per optimizer step: num_processes, split_batches off)"
+                                      " times per optimizer step: num_processes" + mesh + ", split_batches off)"
                                 : "";
   if (!s.schedule_length) {
     if (r > 1) {
@@ -252,7 +259,10 @@ TrainingSummary summarize_training(const trace::SchedulerCase& config, const tra
       // A corrected schedule torch would refuse: no advice rather than an unverified one.
     }
   }
-  add_schedule_findings(s, config.scheduler);
+  std::optional<std::int64_t> data_ranks;
+  if (config.torch_device_mesh)
+    data_ranks = mesh_loader_process(*config.torch_device_mesh, config.num_processes, 0, false).num_processes;
+  add_schedule_findings(s, config.scheduler, data_ranks);
   if (s.guarded_steps) {
     s.warnings.push_back(
         Warning(code::kOneCycleGuard, Severity::Note,

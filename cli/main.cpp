@@ -473,10 +473,10 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   what_if_options.launch = launch;
   what_if_options.command_line = out.command_line;
   what_if_options.accel_sim_version = accel::cli::accel_sim_version();
-  if (config.prepare.torch_device_mesh && training.enabled()) {
+  if (config.prepare.torch_device_mesh && training.enabled() && !loader_config.contains("accelerator")) {
     throw accel::trace::ConfigError(
-        "--scheduler: the training loop is not simulated with a device mesh (--parallelism / --device-mesh) yet; "
-        "the loaders, resume (--resume-at), eval (--eval) and the gate (--require) are");
+        "--scheduler: with a device mesh the training loop is simulated for an Accelerator's ParallelismConfig "
+        "(--parallelism with --api accelerator), not for prepare_data_loader(torch_device_mesh=...)");
   }
   const auto report = accel::analysis::what_if(config, what_if_options);
   progress.done();

@@ -120,6 +120,7 @@ Json TrainingFlags::config(const Json& loader) const {
   c["multiprocess"] = false;
   c["drop_last"] = loader["drop_last"];
   c["even_batches"] = options["even_batches"];
+  if (options.contains("parallelism_config")) c["parallelism_config"] = options["parallelism_config"];
   if (overflow_prob) {
     c["overflow_prob"] = *overflow_prob;
     c["overflow_seed"] = *overflow_seed;

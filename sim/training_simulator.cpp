@@ -41,6 +41,7 @@ DataLoaderShard prepared_loader(const trace::SchedulerCase& c, std::int64_t rank
   po.split_batches = c.split_batches;
   po.even_batches = c.even_batches;
   po.put_on_device = c.multiprocess;
+  po.torch_device_mesh = c.torch_device_mesh;
   return std::get<DataLoaderShard>(prepare_data_loader(dl, po));  // map-style, never dispatched
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/batch.hpp"
+#include "core/device_mesh.hpp"
 #include "core/torch_seed.hpp"
 #include "input_limits.hpp"
 #include "nearest_name.hpp"
@@ -188,5 +189,10 @@ class Fields {
   std::string prefix_;
   mutable std::vector<std::string> read_;  // every key find() was asked for, in order
 };
+
+// A ParallelismConfig's sizes at config.`field` ({dp_replicate_size, dp_shard_size, tp_size, cp_size, sp_size}):
+// the mesh Accelerator(parallelism_config=...) prepares every loader with (none when every size is 1, or with
+// sp > 1: DeepSpeed's sequence parallelism); its ValueErrors for a job of `world` processes as ConfigErrors.
+std::optional<DeviceMesh> parse_parallelism_config(const Json& j, std::int64_t world, const std::string& field);
 
 }  // namespace accel::trace

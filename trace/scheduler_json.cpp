@@ -116,6 +116,10 @@ SchedulerCase parse_scheduler_config(const Json& config) {
     c.micro_steps_per_epoch = f.integer("micro_steps_per_epoch", std::nullopt, 0);
   }
   c.epochs = f.integer("epochs", 1, 0, kMaxEpochs);
+  if (const Json* pc = f.find("parallelism_config"); pc && !pc->is_null()) {
+    if (!c.dataset_len) f.fail_on("parallelism_config", "needs dataset_len (a mesh shapes the DataLoader)");
+    c.torch_device_mesh = parse_parallelism_config(*pc, c.num_processes, "parallelism_config");
+  }
   if (c.batch_size > kMaxTotalBatch / c.num_processes) {
     f.fail_on("batch_size", "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_mesh.hpp"
 #include "core/gradient_state.hpp"
 #include "core/lr_scheduler.hpp"
 
@@ -43,6 +44,9 @@ struct SchedulerCase {
   bool even_batches = true;
   std::int64_t micro_steps_per_epoch = 0;
   std::int64_t epochs = 1;
+  // Extension: Accelerator(parallelism_config=...)'s mesh, which the loader is prepared with; the scheduler still
+  // steps for num_processes, every rank of the job (AcceleratorState's count).
+  std::optional<DeviceMesh> torch_device_mesh;
 
   // Direct: GradientState.adjust_scheduler as set, and sync_gradients for each micro-step.
   bool adjust_scheduler = false;

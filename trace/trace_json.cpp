@@ -22,33 +22,6 @@ namespace {
 // The seed of the generator the golden recorder's iterable dataset owns (dataset_generator: true).
 constexpr std::uint64_t kDatasetGeneratorSeed = kTorchDefaultSeed;  // a fresh torch.Generator()
 
-// config.accelerator.parallelism_config: Accelerator(parallelism_config=ParallelismConfig(...)), whose mesh every
-// loader is prepared with (none when every size is 1, or with sp > 1: DeepSpeed's sequence parallelism).
-std::optional<DeviceMesh> parse_parallelism_config(const Json& j, std::int64_t world) {
-  if (!j.is_object())
-    fail("accelerator.parallelism_config",
-         "must be an object of dp_replicate_size, dp_shard_size, tp_size, cp_size, sp_size");
-  const Fields o(j, "accelerator.parallelism_config.");
-  ParallelismConfig pc;
-  pc.dp_replicate = o.integer("dp_replicate_size", 1, 1, kMaxRanks);
-  pc.dp_shard = o.integer("dp_shard_size", 1, 1, kMaxRanks);
-  pc.tp = o.integer("tp_size", 1, 1, kMaxRanks);
-  pc.cp = o.integer("cp_size", 1, 1, kMaxRanks);
-  pc.sp = o.integer("sp_size", 1, 1, kMaxRanks);
-  o.refuse_unread();
-  if (sat_mul(sat_mul(sat_mul(pc.dp_replicate, pc.dp_shard), sat_mul(pc.tp, pc.cp)), pc.sp) > kMaxRanks) {
-    fail("accelerator.parallelism_config", "sizes multiply past " + std::to_string(kMaxRanks) + " (input limit)");
-  }
-  try {
-    validate(pc, world);
-  } catch (const AccelerateError& e) {
-    // Raised by the user's ParallelismConfig(...) / Accelerator(...), before any loader exists.
-    fail("accelerator.parallelism_config",
-         "Accelerate refuses it (" + e.where() + " raises ValueError: " + e.message() + ")");
-  }
-  return build_device_mesh(pc);
-}
-
 // api "accelerator": Accelerator(**config.accelerator).prepare(dl) after set_seed(config.set_seed). The
 // options are resolved here, once, into the prepare_data_loader arguments the simulator reads.
 void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
@@ -96,7 +69,8 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
   lc.prepare = prepare_options_of(a, lc.prepare.num_processes, 0);
   if (const Json* obj = f.find("accelerator")) {
     if (const auto pc = obj->find("parallelism_config"); pc != obj->end() && !pc->is_null()) {
-      lc.prepare.torch_device_mesh = parse_parallelism_config(*pc, lc.prepare.num_processes);
+      lc.prepare.torch_device_mesh =
+          parse_parallelism_config(*pc, lc.prepare.num_processes, "accelerator.parallelism_config");
     }
   }
   // set_seed(N) seeds torch's global generator with N; device_specific adds the process index.
@@ -449,6 +423,28 @@ std::string string_field(const Json& config, const char* key, const char* fallba
 }
 
 }  // namespace
+
+std::optional<DeviceMesh> parse_parallelism_config(const Json& j, std::int64_t world, const std::string& field) {
+  if (!j.is_object()) fail(field, "must be an object of dp_replicate_size, dp_shard_size, tp_size, cp_size, sp_size");
+  const Fields o(j, field + ".");
+  ParallelismConfig pc;
+  pc.dp_replicate = o.integer("dp_replicate_size", 1, 1, kMaxRanks);
+  pc.dp_shard = o.integer("dp_shard_size", 1, 1, kMaxRanks);
+  pc.tp = o.integer("tp_size", 1, 1, kMaxRanks);
+  pc.cp = o.integer("cp_size", 1, 1, kMaxRanks);
+  pc.sp = o.integer("sp_size", 1, 1, kMaxRanks);
+  o.refuse_unread();
+  if (sat_mul(sat_mul(sat_mul(pc.dp_replicate, pc.dp_shard), sat_mul(pc.tp, pc.cp)), pc.sp) > kMaxRanks) {
+    fail(field, "sizes multiply past " + std::to_string(kMaxRanks) + " (input limit)");
+  }
+  try {
+    validate(pc, world);
+  } catch (const AccelerateError& e) {
+    // Raised by the user's ParallelismConfig(...) / Accelerator(...), before any loader exists.
+    fail(field, "Accelerate refuses it (" + e.where() + " raises ValueError: " + e.message() + ")");
+  }
+  return build_device_mesh(pc);
+}
 
 std::string family_of(const Json& config) {
   const std::string api = string_field(config, "api", "prepare_data_loader");

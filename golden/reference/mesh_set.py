@@ -112,6 +112,13 @@ METRICS_VARIANTS = {
     "map-uneven": {"dataset_kind": "map", "accelerator": {"even_batches": False}, "batch_size": 3},
 }
 
+# The training loop over the mesh's loader: AcceleratedScheduler steps num_processes (every rank) times per step.
+SCHED_VARIANTS = {
+    "lin": {},
+    "lin-ga2-2epochs": {"gradient_accumulation_steps": 2, "epochs": 2},
+    "lin-split": {"split_batches": True, "batch_size": 4},
+}
+
 
 def accelerator_cases(out_dir):
     written = 0
@@ -137,6 +144,15 @@ def accelerator_cases(out_dir):
             config.update({k: v for k, v in options.items() if k != "accelerator"})
             config["accelerator"] = dict(options.get("accelerator", {}), parallelism_config=pc)
             cases.append((f"mesh-metrics-{mesh_name}-{variant}", "metrics", config))
+        for variant, options in SCHED_VARIANTS.items():
+            config = {"api": "Accelerator.prepare+AcceleratedScheduler", "num_processes": world, "split_batches": False,
+                      "gradient_accumulation_steps": 1, "adjust_scheduler": True, "sync_with_dataloader": True,
+                      "step_with_optimizer": True,
+                      "scheduler": {"kind": "linear_warmup", "base_lr": 0.1, "warmup_steps": 2, "training_steps": 20},
+                      "dataset_len": 19, "batch_size": 2, "micro_steps_per_epoch": None, "epochs": 1,
+                      "skipped_micro_steps": [], "multiprocess": True, "parallelism_config": pc}
+            config.update(options)
+            cases.append((f"mesh-sched-{mesh_name}-{variant}", "scheduler", config))
         for name, family, config in cases:
             target = os.path.join(out_dir, name + ".json")
             if os.path.exists(target):

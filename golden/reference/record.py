@@ -641,7 +641,15 @@ def sched_loop_rank(c, rank, multiprocess):
     scheduler = make_torch_scheduler(c["scheduler"], optimizer)
     if c.get("dataset_len") is not None:
         dl = DataLoader(RangeDataset(c["dataset_len"], tensors=multiprocess), batch_size=c["batch_size"])
-        model, optimizer, dl, scheduler = accelerator.prepare(model, optimizer, dl, scheduler)
+        if c.get("parallelism_config"):
+            # Accelerator(parallelism_config=...)'s loader, as accelerator_setup makes it (the real Accelerator refuses
+            # ParallelismConfig on CPU); the model, optimizer and scheduler go through accelerator.prepare.
+            if not multiprocess:
+                raise BadInput("config.parallelism_config: needs multiprocess (a DeviceMesh spans a process group)")
+            dl = prepare_with_parallelism(accelerator, dl, parallelism_mesh(c["parallelism_config"]))
+            model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
+        else:
+            model, optimizer, dl, scheduler = accelerator.prepare(model, optimizer, dl, scheduler)
         dataloader_len = len(dl)
     else:
         model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)

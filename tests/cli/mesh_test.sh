@@ -77,7 +77,18 @@ exits "mesh size" 2 "config.device_mesh: sizes multiply to 2, not num_processes 
   "$bin" --api prepare_data_loader --ranks 4 --device-mesh tp=2 --dataset-len 8
 exits "distributed type needs a mesh" 2 "--distributed-type: changes only how a mesh is divided" \
   "$bin" --ranks 4 --distributed-type DEEPSPEED --dataset-len 8
-exits "training not yet" 2 "the training loop is not simulated with a device mesh" "${acc[@]}" --parallelism dp_shard=2,tp=4 --scheduler linear --total-steps 10
+# Training. Recorded (mesh-sched-fsdp2-tp2-lin): the loader has the data ranks' 5 batches (19 samples, 2 x 2) while
+# AcceleratedScheduler steps 4 times per optimizer step, num_processes being every rank of the job. Here 1000
+# samples on 2 data ranks of 4 give 125 optimizer steps and 8 scheduler steps each: total_steps 250 (the unprepared
+# loader's length, as Accelerate's examples size it) ends at optimizer step 32.
+json_field "training: 125 optimizer steps, 8 scheduler steps each" "125 8" \
+  "j['training']['optimizer_steps'], j['training']['scheduler_steps_per_optimizer_step']" \
+  "$bin" --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1000 --batch-size 4 --scheduler linear --total-steps 250 --json
+exits "training: the schedule ends at step 32, said with the mesh" 0 \
+  "total_steps 250 is reached at optimizer step 32 of 125 (Accelerate steps the scheduler 8 times per optimizer step: num_processes, every rank of the device mesh, though only 2 data ranks consume batches" \
+  "$bin" --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1000 --batch-size 4 --scheduler linear --total-steps 250
+exits "training with an own mesh refused" 2 "--scheduler: with a device mesh the training loop is simulated for an Accelerator" \
+  "$bin" --ranks 4 --api prepare_data_loader --device-mesh tp=2,dp_shard=2 --dataset-len 20 --scheduler linear --total-steps 10
 
 # Resume. Recorded (mesh-accel-fsdp2-tp2-map-skip3): skip_first_batches keeps the BatchSamplerShard and its
 # rewritten rank, so a map-style resume is exact on the data ranks (21 samples, 2 data ranks, batch 2: 6 batches).
