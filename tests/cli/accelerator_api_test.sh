@@ -4,28 +4,9 @@
 # from the recorded accel-* golden cases' behaviour and Accelerate's source, not from accel-sim's output.
 set -u
 bin=$1
-pass=0
-fail=0
+source "$(dirname "$0")/harness.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-# json_field name expected python-expression command... : evaluates the expression over the JSON output `j`.
-json_field() {
-  local name=$1 want=$2 expr=$3
-  shift 3
-  local got
-  got=$("$@" 2>/dev/null | python3 -c "import json,sys; j=json.load(sys.stdin); print($expr)" 2>&1)
-  if [ "$got" = "$want" ]; then ok; else bad "$name: got '$got', wanted '$want'"; fi
-}
-exits() {  # name expected_exit pattern command...
-  local name=$1 want=$2 pattern=$3
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$want" ] && echo "$out" | grep -q -- "$pattern"; then ok; else bad "$name: exit $rc (wanted $want), output: $(echo "$out" | head -3)"; fi
-}
 
 # Accelerator() defaults: a shuffle is a RandomSampler synchronised from rank 0, so every sample is seen
 # and the last step is padded: 8 x 16 = 128 per step, 50000 = 390 x 128 + 80, 48 padded.

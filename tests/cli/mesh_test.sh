@@ -4,25 +4,7 @@
 # (golden/cases-torch2/mesh-*) and the issue's acceptance command, not accel-sim's own output.
 set -u
 bin=$1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-json_field() {  # name expected python-expression command...
-  local name=$1 want=$2 expr=$3
-  shift 3
-  local got
-  got=$("$@" 2>/dev/null | python3 -c "import json,sys; j=json.load(sys.stdin); print($expr)" 2>&1)
-  if [ "$got" = "$want" ]; then ok; else bad "$name: got '$got', wanted '$want'"; fi
-}
-exits() {  # name expected_exit pattern command...
-  local name=$1 want=$2 pattern=$3
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$want" ] && echo "$out" | grep -q -- "$pattern"; then ok; else bad "$name: exit $rc (wanted $want), output: $(echo "$out" | head -3)"; fi
-}
+source "$(dirname "$0")/harness.sh"
 
 # The acceptance command: 2 data ranks, ranks 0-3 and 4-7 each sharing batches; 1001 = 125 x 8 + 1, padded by 7.
 acc=("$bin" --ranks 8 --parallelism dp_shard=2,tp=4 --dataset-len 1001 --batch-size 4)

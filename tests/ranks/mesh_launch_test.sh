@@ -51,5 +51,16 @@ rc=$?
 echo "$out"
 check "the predicted hang exits 5" 0 test "$rc" -eq 5
 check_lacks "no mesh verdict after a hang" "^\[rank 0\] mesh:" echo "$out"
+# The what-if's advice for an uneven mesh job names a launch with the same mesh; run it: every rank completes.
+hint=$("$bin" --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 21 --batch-size 2 |
+       grep -o 'as `accel-sim launch [^`]*`' | head -1 | sed 's/^as `accel-sim launch //; s/`$//')
+check_output "the hint keeps the mesh" "^--parallelism dp_shard=2,tp=2 --no-even-batches --join-uneven-inputs" echo "$hint"
+# shellcheck disable=SC2086
+out=$("$bin" "${base[@]}" $hint --dataset-len 21 --batch-size 2 2>&1 >/dev/null)
+rc=$?
+echo "$out"
+check "the hinted launch completes" 0 test "$rc" -eq 0
+check_output "with the groups agreeing" "^\[rank 0\] mesh: every model-parallel group (0,1; 2,3) received identical" echo "$out"
+
 echo "mesh_launch: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
