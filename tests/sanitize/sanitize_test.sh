@@ -48,6 +48,7 @@ run golden "$out/tests/golden_tests"
 run props "$out/props/props" --cases "$cases"
 run cli bash "$src/tests/cli/cli_test.sh" "$out/accel-sim" "$src/golden/cases"
 run cli_accelerator bash "$src/tests/cli/accelerator_api_test.sh" "$out/accel-sim"
+run cli_mesh bash "$src/tests/cli/mesh_test.sh" "$out/accel-sim"
 run cli_robustness bash "$src/tests/cli/robustness_test.sh" "$out/accel-sim" "$src/golden/cases"
 run fuzz bash "$src/tests/fuzz/fuzz_test.sh" "$out/tests/fuzz_inputs" "$src/golden/cases" "${FUZZ_EXECS:-3000}" "$out/accel-sim" 18
 run fuzz_cli "$out/tests/fuzz_cli" "$out/accel-sim" "${FUZZ_CLI_CASES:-150}" --seed "${FUZZ_CLI_SEED:-31}" --corpus "$src/golden/cases"
