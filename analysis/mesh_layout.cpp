@@ -10,12 +10,6 @@
 namespace accel::analysis {
 namespace {
 
-std::string dims_text(const DeviceMesh& mesh) {
-  std::string out;
-  for (const MeshDim& d : mesh.dims) out += (out.empty() ? "" : " x ") + d.name + "=" + std::to_string(d.size);
-  return out;
-}
-
 // Streamed, not concatenated: GCC 12's -Wrestrict misfires on the temporaries of `a + to_string(b) + ...`.
 std::string ranks_text(const std::vector<std::int64_t>& ranks) {
   std::ostringstream os;
@@ -54,6 +48,12 @@ bool skips_a_replicating_dispatcher(const trace::LoaderCase& c, const MeshDataRa
 }
 
 }  // namespace
+
+std::string mesh_dims_text(const DeviceMesh& mesh, const char* separator) {
+  std::string out;
+  for (const MeshDim& d : mesh.dims) out += (out.empty() ? "" : separator) + d.name + "=" + std::to_string(d.size);
+  return out;
+}
 
 trace::LoaderCase data_rank_case(const trace::LoaderCase& c) {
   if (!c.prepare.torch_device_mesh) return c;
@@ -123,7 +123,7 @@ std::optional<MeshReport> analyze_mesh(const trace::LoaderCase& c) {
                     (r.dispatch ? std::string("the dispatcher slices every batch over all ranks")
                                 : "Accelerate divides the rank by tp * cp, right only when tp and cp are the mesh's "
                                   "innermost dimensions; this mesh is " +
-                                      dims_text(r.mesh)) +
+                                      mesh_dims_text(r.mesh, " x ")) +
                     ", so the model trains on mismatched inputs, silently")
             .with("ranks", std::vector<std::int64_t>{group.front(), other})
             .with("data_ranks", std::vector<std::int64_t>{m.data_rank_of[static_cast<std::size_t>(group.front())],

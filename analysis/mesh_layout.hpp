@@ -32,6 +32,9 @@ struct MeshReport {
   std::vector<Warning> findings;  // mesh-group-split, mesh-data-replicated, mesh-len-mismatch, mesh-lost-on-skip
 };
 
+// "dp_shard=2 x tp=4" with separator " x ", "dp_shard=2,tp=4" (the --parallelism / --device-mesh value) with ",".
+std::string mesh_dims_text(const DeviceMesh& mesh, const char* separator);
+
 // nullopt without a mesh. Throws UnmodelledMesh (with the ranks and indices) for a mesh whose loaders get a process
 // index outside their count.
 std::optional<MeshReport> analyze_mesh(const trace::LoaderCase& config);

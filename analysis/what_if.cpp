@@ -403,15 +403,9 @@ std::string even_batches_advice(const WhatIfReport& report) {
             "still wait)";
     } else if (joined && joined->completed) {
       // The launch the hint names runs the same mesh, or it would test another job.
-      std::string mesh;
-      if (report.mesh) {
-        mesh = report.api == "accelerator" ? "--parallelism " : "--device-mesh ";
-        for (std::size_t i = 0; i < report.mesh->mesh.dims.size(); ++i) {
-          mesh +=
-              (i ? "," : "") + report.mesh->mesh.dims[i].name + "=" + std::to_string(report.mesh->mesh.dims[i].size);
-        }
-        mesh += " ";
-      }
+      const std::string mesh = report.mesh ? (report.api == "accelerator" ? "--parallelism " : "--device-mesh ") +
+                                                 mesh_dims_text(report.mesh->mesh, ",") + " "
+                                           : "";
       os << "; under accelerator.join_uneven_inputs([model]) on GPUs (simulated, as `accel-sim launch " << mesh
          << "--no-even-batches --join-uneven-inputs --distributed-type MULTI_GPU` runs it) every rank completes "
             "(Accelerate ignores join_uneven_inputs on multi-CPU jobs)";

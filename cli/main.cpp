@@ -134,12 +134,12 @@ int run_diff(const std::string& expected_path, const std::string& actual_path) {
   return kExitDiffer;
 }
 
-// The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
-// the first one resumes with skip_first_batches), each judged result appended to `out`.
 // The gate's verdict on a device mesh: every tp / cp group computes on one batch (error findings of
 // analysis/mesh_layout.hpp: mesh-group-split, mesh-lost-on-skip).
 constexpr const char* kMeshGroupsAgree = "mesh-groups-agree";
 
+// The CI gate over one config: every requirement on the first pass (and on a full prepared pass when
+// the first one resumes with skip_first_batches), each judged result appended to `out`.
 void check_loader(const Json& config, std::vector<std::string> names, const accel::cli::EvalFlags& eval,
                   accel::analysis::CheckReport& out);
 

@@ -49,11 +49,8 @@ std::string passes_text(const analysis::PassesSummary& p) {
 // The mesh, who shares which batches and the arithmetic behind it; the tables below count data ranks.
 std::string mesh_text(const analysis::MeshReport& m) {
   std::ostringstream os;
-  os << "  device mesh ";
-  for (std::size_t i = 0; i < m.mesh.dims.size(); ++i) {
-    os << (i ? " x " : "") << m.mesh.dims[i].name << "=" << m.mesh.dims[i].size;
-  }
-  os << " (" << analysis::counted(m.world, "rank") << (m.deepspeed ? ", DeepSpeed" : "") << ")";
+  os << "  device mesh " << analysis::mesh_dims_text(m.mesh, " x ") << " (" << analysis::counted(m.world, "rank")
+     << (m.deepspeed ? ", DeepSpeed" : "") << ")";
   if (m.rejected) {
     os << ": prepare_data_loader raises " << *m.rejected << "\n";
     return os.str();

@@ -62,6 +62,17 @@ CHOSEN = {
 }
 
 
+def write_case(out_dir, name, family, config):
+    """Writes the case's input unless it is there already (a recorded case is never overwritten); 1 if written."""
+    target = os.path.join(out_dir, name + ".json")
+    if os.path.exists(target):
+        return 0
+    with open(target, "w") as f:
+        json.dump({"case": name, "family": family, "config": config}, f, indent=2)
+        f.write("\n")
+    return 1
+
+
 def main():
     out_dir = os.path.join(GOLDEN, "cases-torch2")
     written = 0
@@ -78,14 +89,7 @@ def main():
             config.update(VARIANTS[variant])
             family = "dispatch" if config.get("dispatch_batches") else (
                 "iterable" if config["dataset_kind"] == "iterable" else "map")
-            name = f"mesh-{mesh_name}-{variant}"
-            target = os.path.join(out_dir, name + ".json")
-            if os.path.exists(target):
-                continue
-            with open(target, "w") as f:
-                json.dump({"case": name, "family": family, "config": config}, f, indent=2)
-                f.write("\n")
-            written += 1
+            written += write_case(out_dir, f"mesh-{mesh_name}-{variant}", family, config)
     written += accelerator_cases(out_dir)
     print(f"mesh_set: {written} case inputs written to {os.path.relpath(out_dir)}")
 
@@ -154,13 +158,7 @@ def accelerator_cases(out_dir):
             config.update(options)
             cases.append((f"mesh-sched-{mesh_name}-{variant}", "scheduler", config))
         for name, family, config in cases:
-            target = os.path.join(out_dir, name + ".json")
-            if os.path.exists(target):
-                continue
-            with open(target, "w") as f:
-                json.dump({"case": name, "family": family, "config": config}, f, indent=2)
-                f.write("\n")
-            written += 1
+            written += write_case(out_dir, name, family, config)
     return written
 
 
