@@ -111,6 +111,12 @@ std::string describe(const EvalReport& r) {
 std::int64_t gathered_ids_bound(const trace::LoaderCase& c) {
   PrepareOptions options = c.prepare;
   options.process_seed = sim::process_seed(c, 0);
+  if (c.loader.dataset_kind == DatasetKind::Iterable && c.loader.workers.active()) {
+    // Each worker yields at most its whole stream, padded to one more batch, on every rank.
+    const std::int64_t per_worker = c.loader.dataset_len / c.loader.batch_size + 1;
+    const std::int64_t steps = sat_mul(c.loader.workers.num_workers, per_worker);
+    return sat_mul(sat_mul(steps, c.prepare.num_processes), c.loader.batch_size);
+  }
   const EpochPlan plan(c.loader, options);
   std::int64_t steps = 0;
   for (std::int64_t r = 0; r < plan.num_ranks(); ++r) steps = std::max(steps, plan.batches(r));

@@ -66,6 +66,8 @@ inline constexpr const char* kOneCycleGuard = "onecycle-guard";
 inline constexpr const char* kSchedulerError = "scheduler-error";
 inline constexpr const char* kInexactMetrics = "inexact-metrics";
 inline constexpr const char* kLaterPassDiffers = "later-pass-differs";
+inline constexpr const char* kWorkerDuplicates = "worker-duplicates";
+inline constexpr const char* kWorkerPartialBatches = "worker-partial-batches";
 }  // namespace code
 
 }  // namespace accel::analysis

@@ -51,6 +51,11 @@ void tell(const Progress& progress, const std::string& line) {
   if (progress) progress(line);
 }
 
+// An iterable dataset read by DataLoader workers: no run of the epoch order describes its batches.
+bool workers_interleave(const DataLoaderArgs& loader) {
+  return loader.dataset_kind == DatasetKind::Iterable && loader.workers.active();
+}
+
 bool draws_randperm(const DataLoaderArgs& loader) {
   if (loader.dataset_kind == DatasetKind::Iterable) return loader.dataset_generator_seed.has_value();
   return loader.shuffle && !loader.replacement;
@@ -145,7 +150,7 @@ Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrd
   // Ids for each shown cell, from the loaders' structure: O(batch) per cell, skipped for huge batches.
   constexpr std::int64_t kMaxBatchForIds = 4096;
   if (!plan || !order) {
-    t.ids_note = "sample ids not kept: the ranks shuffle differently (replayed one rank at a time)";
+    t.ids_note = "sample ids not kept: " + s.replay_reason + " (replayed one rank at a time)";
     return t;
   }
   if (s.config.loader.batch_size > kMaxBatchForIds) {
@@ -223,7 +228,7 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
     s.coverage_fractions = coverage_fractions(counter, strip_bins);
   }
   finish_steps(s);
-  if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // ranks' ids differ: not kept
+  if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // replayed: ids not kept
 }
 
 // What a scenario needs of its epoch order: its ids (the report shows them), or only the counts (a fix's outcome
@@ -239,8 +244,13 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
   s.dispatches = resolve_dispatch_batches(c.loader, c.prepare);
   s.loader_class = s.dispatches ? "DataLoaderDispatcher" : "DataLoaderShard";
   s.ranks_share_order = !sim::ranks_shuffle_differently(c);
+  if (!s.ranks_share_order) {
+    s.replay_reason = "the ranks shuffle differently";
+  } else if (workers_interleave(c.loader)) {
+    s.replay_reason = "DataLoader workers each yield their own stream";
+  }
   try {
-    if (!s.ranks_share_order) {
+    if (!s.replay_reason.empty()) {
       analyze_by_replay(c, s, strip_bins, progress);
       return s;
     }
@@ -430,6 +440,72 @@ void add_launch_warnings(WhatIfReport& report) {
                             "than the table counts") +
                     (l.training && !l.overflow_simulated ? "; --overflow-prob P --overflow-seed S simulates it" : ""))
             .with("mixed_precision", l.mixed_precision));
+  }
+}
+
+const Scenario* scenario_labelled(const WhatIfReport& report, const std::string& label) {
+  for (const Scenario& s : report.scenarios) {
+    if (s.label == label) return &s;
+  }
+  return nullptr;
+}
+
+// "worker_split=strided yields 1024 samples (24 duplicated, 0 dropped, 32 steps)": a simulated alternative.
+std::string outcome_text(const Scenario& s) {
+  if (s.rejected) return s.label + " is rejected (" + *s.rejected + ")";
+  const auto& cov = s.coverage.counts;
+  return s.label + " (" + s.flags + ") yields " + std::to_string(cov.yielded) + " samples (" +
+         std::to_string(cov.duplicated) + " duplicated, " + std::to_string(cov.dropped) + " dropped, " +
+         std::to_string(s.max_steps) + " steps)";
+}
+
+// What the DataLoader's workers do to the stream, measured against the same job with num_workers=0.
+void add_worker_warnings(WhatIfReport& report) {
+  const Scenario& s = report.scenarios.front();
+  const DataLoaderWorkers& workers = s.config.loader.workers;
+  if (s.rejected || !workers_interleave(s.config.loader)) return;
+  const Scenario* single = scenario_labelled(report, "num_workers=0");
+  if (!single || single->rejected) return;
+  const std::int64_t W = workers.num_workers;
+  const auto& cov = s.coverage.counts;
+  const auto& base = single->coverage.counts;
+  if (workers.split == WorkerSplit::None && W > 1) {
+    std::ostringstream os;
+    os << "num_workers=" << W
+       << " and the dataset does not split its stream by worker (get_worker_info() unused, --worker-split none): every "
+          "worker iterates its own copy of all "
+       << report.dataset_len << " samples, so the job yields " << cov.yielded << " samples where num_workers=0 yields "
+       << base.yielded << " (each sample " << W << " times";
+    if (cov.max_times > W) os << ", up to " << cov.max_times << " with Accelerate's padding";
+    os << ")";
+    std::vector<std::string> fixes;
+    for (const char* label : {"worker_split=strided", "num_workers=0"}) {
+      if (const Scenario* f = scenario_labelled(report, label)) fixes.push_back(outcome_text(*f));
+    }
+    if (!fixes.empty()) {
+      os << "; simulated: ";
+      for (std::size_t i = 0; i < fixes.size(); ++i) os << (i ? "; " : "") << fixes[i];
+    }
+    report.warnings.insert(report.warnings.begin(), Warning(code::kWorkerDuplicates, Severity::Warning, os.str())
+                                                        .with("num_workers", W)
+                                                        .with("samples_yielded", cov.yielded)
+                                                        .with("samples_yielded_without_workers", base.yielded)
+                                                        .with("max_times", cov.max_times));
+    return;
+  }
+  if (s.max_steps != single->max_steps || cov.dropped != base.dropped) {
+    std::ostringstream os;
+    os << "each of the " << W << " workers batches its own part of the stream (worker_split "
+       << worker_split_name(workers.split) << ") and can end with a short batch of its own: " << s.max_steps
+       << " steps and " << cov.dropped << " samples dropped per pass, where num_workers=0 gives " << single->max_steps
+       << " steps and " << base.dropped << " dropped";
+    report.warnings.push_back(
+        Warning(code::kWorkerPartialBatches, cov.dropped > base.dropped ? Severity::Warning : Severity::Note, os.str())
+            .with("num_workers", W)
+            .with("steps", s.max_steps)
+            .with("steps_without_workers", single->max_steps)
+            .with("dropped", cov.dropped)
+            .with("dropped_without_workers", base.dropped));
   }
 }
 
@@ -675,7 +751,7 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
     return out;
   }
   const std::int64_t n = c.loader.dataset_len;
-  if (first.ranks_share_order && plain_passes(c)) {
+  if (first.ranks_share_order && !workers_interleave(c.loader) && plain_passes(c)) {
     PrepareOptions options = c.prepare;
     options.process_seed = sim::process_seed(c, 0);
     const EpochPlan plan(c.loader, options);
@@ -727,8 +803,9 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
       std::max(n, yielded), sat_mul(kReplayRecordCost, static_cast<std::int64_t>(first.batches_per_rank.size())));
   if (per_pass > kPassReplayBudget / out.epochs) {
     out.note = "passes after the first are not computed: this configuration (" +
-               std::string(!first.ranks_share_order ? "ranks that shuffle differently"
-                                                    : "skip_first_batches or set_epoch in the schedule") +
+               (!first.ranks_share_order       ? std::string("ranks that shuffle differently")
+                : workers_interleave(c.loader) ? std::string("DataLoader workers that each yield their own stream")
+                                               : std::string("skip_first_batches or set_epoch in the schedule")) +
                ") needs the whole job replayed: " + std::to_string(first.batches_per_rank.size()) + " ranks x " +
                std::to_string(out.epochs) + " passes (" + std::to_string(std::max(n, yielded)) +
                " samples yielded per pass) exceed the replay budget of " + std::to_string(kPassReplayBudget);
@@ -878,12 +955,24 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.scenarios.push_back(analyze(alt, dispatch ? "dispatch_batches=False" : "dispatch_batches=True",
                                        dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
   }
+  if (workers_interleave(c.loader)) {
+    // The fixes for workers that all read the whole stream: split it by worker id, or load in the main process.
+    if (c.loader.workers.split == WorkerSplit::None) {
+      trace::LoaderCase alt = c;
+      alt.loader.workers.split = WorkerSplit::Strided;
+      report.scenarios.push_back(analyze(alt, "worker_split=strided", "--worker-split strided"));
+    }
+    trace::LoaderCase alt = c;
+    alt.loader.workers = DataLoaderWorkers{};
+    report.scenarios.push_back(analyze(alt, "num_workers=0", "--num-workers 0"));
+  }
   report.command_line = options.command_line;
   if (!options.command_line.empty()) report.scenarios.front().flags = options.command_line;
   report.accel_sim_version = options.accel_sim_version;
   tell(options.progress, "every pass");
   report.passes = every_pass(data_rank_case(c), report.scenarios.front());
   add_warnings(report);
+  add_worker_warnings(report);
   add_pass_warnings(report);
   add_launch_warnings(report);
   if (report.mesh)

@@ -59,7 +59,9 @@ struct Scenario {
   CoverageDetail coverage;
   std::int64_t resumed_from = 0;                // samples before the resume point (skip_first_batches)
   std::optional<std::string> iteration_error;   // every rank raises while iterating
-  bool ranks_share_order = true;                // false: computed by replaying every rank
+  bool ranks_share_order = true;                // false: the ranks draw different epoch orders
+  // Why the numbers come from replaying every rank rather than the loaders' structure; empty when they do not.
+  std::string replay_reason;
   // The dataset's coverage in equal bins of ids (the HTML strip), when WhatIfOptions asked for it.
   std::vector<BinStatus> coverage_strip;
   // The same bins with exact counts (once / duplicated / dropped / before the resume point).
@@ -133,7 +135,7 @@ struct WhatIfReport {
 };
 
 // How a scenario's numbers were obtained: from the loaders' structure, or by replaying every rank.
-inline const char* method_text(const Scenario& s) { return s.ranks_share_order ? "computed directly" : "replayed"; }
+inline const char* method_text(const Scenario& s) { return s.replay_reason.empty() ? "computed directly" : "replayed"; }
 
 struct WhatIfOptions {
   // > 0: fill the first scenario's coverage_strip with this many bins (at most one per sample).

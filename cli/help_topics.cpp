@@ -109,7 +109,7 @@ constexpr std::array kTopics = {
     Topic{"limits", "what accel-sim refuses and does not model", Shows::Text,
           "What accel-sim does not model it refuses (exit 2, naming what is missing), never approximates:\n"
           "  distributed_type MEGATRON_LM; in from_dataloader, samplers other than Sequential/RandomSampler,\n"
-          "  custom batch samplers, an IterableDataset with num_workers > 0; on real ranks, DDP buffer broadcasts.\n"
+          "  custom batch samplers, DataLoader(in_order=False) with workers; on real ranks, DDP buffer broadcasts.\n"
           "Sizes: --ranks up to 65536, lengths and batch sizes up to 2^40; a size this machine cannot hold is\n"
           "refused as out of memory.\n",
           "docs/limits.md"},

@@ -26,6 +26,7 @@ constexpr std::array kIntegerFlags = {
     IntegerFlag{"--num-samples", 1, kMaxCount, "RandomSampler(num_samples=N)"},
     IntegerFlag{"--skip-batches", 0, kMaxCount, "skip_first_batches(k)"},
     IntegerFlag{"--epochs", 1, kMaxEpochs, "passes over the loader"},
+    IntegerFlag{"--num-workers", 0, trace::kMaxWorkers, "DataLoader(num_workers=W)"},
     IntegerFlag{"--rng-draws", 0, static_cast<std::int64_t>(kMaxRngStateDraws), "words drawn before prepare"},
     IntegerFlag{"--grad-accum", 1, kMaxCount, "gradient_accumulation_steps"},
     IntegerFlag{"--warmup", 0, kMaxCount, "warm-up steps"},

@@ -103,6 +103,19 @@ void LoaderFlags::add_to(CLI::App& app) {
   app.add_flag("--dataset-generator", dataset_generator,
                "the iterable dataset owns a torch.Generator and yields a fresh randperm every pass")
       ->group(kDataLoader);
+  add_integer(app, "--num-workers,--num_workers", num_workers,
+              "DataLoader(num_workers=W): W worker processes, each iterating its own copy of the dataset")
+      ->capture_default_str()
+      ->group(kDataLoader);
+  app.add_option("--worker-split", worker_split,
+                 "how the iterable dataset uses get_worker_info(): none (every worker yields everything), strided "
+                 "(islice(worker_id, None, W)) or contiguous (the worker's block)")
+      ->check(CLI::IsMember({"none", "strided", "contiguous"}))
+      ->capture_default_str()
+      ->group(kDataLoader);
+  app.add_flag("--persistent-workers,--persistent_workers", persistent_workers,
+               "DataLoader(persistent_workers=True): the workers and their dataset copies live across passes")
+      ->group(kDataLoader);
   app.add_flag("--non-blocking,--non_blocking", non_blocking,
                "DataLoaderConfiguration(non_blocking=True): no effect on order")
       ->group(kPrepared);
@@ -219,6 +232,17 @@ Json LoaderFlags::config() const {
   c["drop_last"] = drop_last;
   c["shuffle"] = shuffle;
   c["dataset_generator"] = dataset_generator;
+  if (num_workers != 0) c["num_workers"] = num_workers;
+  if (worker_split != "none") {
+    if (dataset != "iterable")
+      throw ConfigError("--worker-split: needs --dataset iterable (a map-style dataset is indexed by the sampler)");
+    if (num_workers == 0) throw ConfigError("--worker-split: needs --num-workers W > 0");
+    c["worker_split"] = worker_split;
+  }
+  if (persistent_workers) {
+    if (num_workers == 0) throw ConfigError("--persistent-workers: needs --num-workers W > 0 (torch's rule)");
+    c["persistent_workers"] = true;
+  }
   if (replacement) c["replacement"] = true;
   if (num_samples) c["num_samples"] = *num_samples;
   if (generator_seed) c["generator_seed"] = seed_json(parse_seed(*generator_seed, "--generator-seed"));

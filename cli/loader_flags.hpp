@@ -46,6 +46,9 @@ struct LoaderFlags {
   bool no_device_placement = false;
   std::string rng_types = "generator";  // with --api accelerator; prepare_data_loader's default is None
   bool dataset_generator = false;
+  std::int64_t num_workers = 0;
+  std::string worker_split = "none";
+  bool persistent_workers = false;
   bool non_blocking = false;
   bool use_stateful_dataloader = false;
   std::string mixed_precision = "no";      // only the training section reads it

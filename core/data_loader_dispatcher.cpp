@@ -53,8 +53,15 @@ class DataLoaderDispatcher::BaseIterator {
       index_ = owner_.skip_underlying_;
       const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
       count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;
+      if (owner_.options_.iterable && owner_.options_.workers.active()) {
+        // Rank 0's workers each batch their own stream; the main process takes their batches in turn.
+        workers_.emplace(m, IterableShardOptions{b, owner_.options_.drop_last, 1, 0, false}, false,
+                         owner_.options_.workers);
+        count_ = workers_->num_batches();
+      }
     }
     if (index_ >= count_) return std::nullopt;
+    if (workers_) return workers_->batch_ids(index_++, *order_);
     const std::int64_t b = owner_.options_.batch_size;
     const std::int64_t begin = index_ * b, end = std::min((index_ + 1) * b, order_->size());
     Batch batch(static_cast<std::size_t>(end - begin));
@@ -67,12 +74,23 @@ class DataLoaderDispatcher::BaseIterator {
   SampleOrder iterable_order() {
     const std::int64_t n = owner_.options_.sampler.dataset_len;
     if (!owner_.options_.dataset_generator_seed) return SampleOrder::sequential(n);
-    return randperm_order(n, owner_.shared_->dataset_generator, owner_.options_.sampler.torch_version);
+    const TorchVersion version = owner_.options_.sampler.torch_version;
+    const DataLoaderWorkers& workers = owner_.options_.workers;
+    if (!workers.active()) return randperm_order(n, owner_.shared_->dataset_generator, version);
+    // Workers draw from their copies of the dataset: non-persistent ones copy the main process's generator,
+    // which never advances; persistent ones keep advancing the copy they started with.
+    if (!workers.persistent_workers) {
+      TorchGenerator copy = owner_.shared_->dataset_generator;
+      return randperm_order(n, copy, version);
+    }
+    if (!owner_.persistent_generator_) owner_.persistent_generator_ = owner_.shared_->dataset_generator;
+    return randperm_order(n, *owner_.persistent_generator_, version);
   }
 
   DataLoaderDispatcher& owner_;
   bool reuses_ = false;
   std::optional<SampleOrder> order_;
+  std::optional<WorkerBatches> workers_;
   std::int64_t index_ = 0;
   std::int64_t count_ = 0;
 };
@@ -100,6 +118,8 @@ DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_b
   // and the iteration, never the mesh; recorded): a resumed tp job's dispatcher slices every batch over all ranks.
   if (!mutant(Mutation::SkippedDispatcherKeepsMesh)) skipped.options_.mesh = DispatcherMesh::Plain;
   skipped.initial_iterator_ = false;
+  skipped.persistent_generator_.reset();  // its DataLoader starts workers of its own
+  skipped.persistent_iterator_ = false;
   if (options_.iterable) {
     skipped.skip_dispatched_ = num_batches;
   } else {
@@ -194,7 +214,10 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
   const std::int64_t r = options_.process_index;
   std::int64_t remainder = -1;  // begin(): total_batch_size raises, so it stays -1 until the end
   set_epoch(iteration_);
-  BaseIterator it(*this, std::exchange(initial_iterator_, false));
+  // Persistent workers keep one iterator, reset (no _base_seed draw) for every pass after the first.
+  const bool persistent =
+      options_.workers.active() && options_.workers.persistent_workers && std::exchange(persistent_iterator_, true);
+  BaseIterator it(*this, std::exchange(initial_iterator_, false) || persistent);
   stop_iteration_ = false;
   // The epoch's first dispatched batch, whose first num_processes samples complete a short final one.
   std::shared_ptr<const Batch> first_batch;

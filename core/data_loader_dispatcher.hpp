@@ -17,6 +17,7 @@
 #include "attribute.hpp"
 #include "batch.hpp"
 #include "communicator.hpp"
+#include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
 #include "error.hpp"
 #include "sampler.hpp"
@@ -41,6 +42,8 @@ struct DispatcherOptions {
   bool stateful = false;
   // A torch_device_mesh with "tp": rank 0 fetches one batch per step and every rank receives all of it.
   DispatcherMesh mesh = DispatcherMesh::Plain;
+  // Rank 0's DataLoader's worker processes.
+  DataLoaderWorkers workers;
 };
 
 struct DispatchPass {
@@ -92,6 +95,8 @@ class DataLoaderDispatcher {
   std::int64_t iteration_ = 0;
   bool stop_iteration_ = false;
   bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
+  std::optional<TorchGenerator> persistent_generator_;  // persistent workers' copy of the dataset's generator
+  bool persistent_iterator_ = false;  // persistent workers are running: the next pass reuses their iterator
 };
 
 }  // namespace accel

@@ -33,6 +33,13 @@ DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(opti
 
 ShardLayout DataLoaderShard::layout() const {
   if (map_) return BatchSamplerShard(map_->batch_sampler, sampler_->size(), map_->shard);
+  if (iterable_->workers.active()) {
+    return WorkerBatches(iterable_->dataset_len, iterable_->shard, iterable_->sharded, iterable_->workers);
+  }
+  return iterable_shard();
+}
+
+IterableDatasetShard DataLoaderShard::iterable_shard() const {
   return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded);
 }
 
@@ -42,22 +49,23 @@ DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) co
   // skip_first_batches builds a plain DataLoader (no use_stateful_dataloader): it builds its own iterators.
   if (skipped.map_) skipped.map_->stateful = false;
   skipped.initial_iterator_ = false;
+  // ...over a DataLoader of its own, whose workers start afresh.
+  skipped.persistent_dataset_.reset();
+  skipped.persistent_iterator_ = false;
   return skipped;
 }
 
 Attribute<std::int64_t> DataLoaderShard::len() const {
-  const ShardLayout l = layout();
-  if (const auto* it = std::get_if<IterableDatasetShard>(&l)) {
-    // A skipped iterable loader drops batches while iterating; its len() still counts them.
-    return it->loader_len();
-  }
-  const std::int64_t length = std::get<BatchSamplerShard>(l).size() - skip_.value_or(0);
+  // A skipped iterable loader drops batches while iterating; its len() still counts them. Workers change
+  // nothing: torch's len() of an iterable dataset never looks at them.
+  if (iterable_) return iterable_shard().loader_len();
+  const std::int64_t length = std::get<BatchSamplerShard>(layout()).size() - skip_.value_or(0);
   if (length < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
   return length;
 }
 
 Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
-  if (iterable_) return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded).loader_batch_size();
+  if (iterable_) return iterable_shard().loader_batch_size();
   // SkipBatchSampler never calls BatchSampler.__init__, so it has no batch_size to read.
   if (skip_) return kNoTotalBatchSize;
   const auto& s = map_->shard;
@@ -65,7 +73,7 @@ Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
 }
 
 Attribute<std::int64_t> DataLoaderShard::total_dataset_length() const {
-  if (iterable_) return IterableDatasetShard(iterable_->dataset_len, iterable_->shard, iterable_->sharded).size();
+  if (iterable_) return iterable_shard().size();
   return map_->sampler.dataset_len;
 }
 
@@ -110,17 +118,38 @@ void DataLoaderShard::share_draws(std::shared_ptr<DrawMemo> memo) {
   memo_ = std::move(memo);
 }
 
+SampleOrder DataLoaderShard::draw_dataset_order(TorchGenerator& generator) {
+  const std::int64_t n = iterable_->dataset_len;
+  const TorchVersion version = iterable_->torch_version;
+  if (!memo_) return randperm_order(n, generator, version);
+  const DrawMemo::Key key{DrawMemo::Source::DatasetRandperm, n, n, false, version, generator.state()};
+  return memo_->draw(key, generator, [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
+}
+
 SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators, bool reuses_iterator) {
-  if (map_) return reuses_iterator ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
+  if (map_) {
+    // Persistent workers keep one iterator, reset (no _base_seed draw) for every pass after the first.
+    const bool persistent = map_->persistent_workers && std::exchange(persistent_iterator_, true);
+    return reuses_iterator || persistent ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
+  }
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
   // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
-  if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
-  const TorchVersion version = iterable_->torch_version;
-  if (!memo_) return randperm_order(n, dataset_->generator, version);
-  const DrawMemo::Key key{DrawMemo::Source::DatasetRandperm, n, n, false, version, dataset_->generator.state()};
-  return memo_->draw(key, dataset_->generator,
-                     [n, version](TorchGenerator& g) { return randperm_order(n, g, version); });
+  if (!iterable_->workers.active()) {
+    if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
+    return draw_dataset_order(dataset_->generator);
+  }
+  // Each worker iterates a copy of the dataset (and of the shard around it) made when its process starts, so
+  // the main process's generator never advances; every copy is alike, so one draw stands for every worker's.
+  if (!iterable_->workers.persistent_workers) {
+    TorchGenerator copy = dataset_->generator;
+    if (iterable_->sharded) copy.manual_seed(static_cast<std::uint64_t>(iteration_));
+    return draw_dataset_order(copy);
+  }
+  if (!persistent_dataset_) persistent_dataset_ = PersistentWorkerDataset{dataset_->generator, iteration_};
+  if (iterable_->sharded)
+    persistent_dataset_->generator.manual_seed(static_cast<std::uint64_t>(persistent_dataset_->epoch));
+  return draw_dataset_order(persistent_dataset_->generator);
 }
 
 LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {

@@ -18,6 +18,7 @@
 #include "batch.hpp"
 #include "batch_sampler_shard.hpp"
 #include "communicator.hpp"
+#include "data_loader_workers.hpp"
 #include "draw_memo.hpp"
 #include "iterable_dataset_shard.hpp"
 #include "sample_order.hpp"
@@ -26,7 +27,7 @@
 
 namespace accel {
 
-using ShardLayout = std::variant<BatchSamplerShard, IterableDatasetShard>;
+using ShardLayout = std::variant<BatchSamplerShard, IterableDatasetShard, WorkerBatches>;
 
 // One pass of a loader: which batches it yields and what it reports while doing so.
 struct LoaderPass {
@@ -44,9 +45,6 @@ struct LoaderPass {
   Batch batch(std::int64_t j) const {
     return std::visit([&](const auto& l) { return l.batch_ids(j + skip, order); }, layout);
   }
-  PositionRange positions(std::int64_t j) const noexcept {
-    return std::visit([&](const auto& l) { return l.batch(j + skip); }, layout);
-  }
   // end_of_dataloader as read right after batch j arrives: the one-batch lookahead makes it true on the
   // last batch only.
   bool end_of_dataloader(std::int64_t j) const noexcept { return j + 1 == num_batches(); }
@@ -61,6 +59,8 @@ struct MapLoaderOptions {
   // The base loader is torchdata's StatefulDataLoader: DataLoaderAdapter calls its state_dict() when it is
   // built, which builds the iterator (and draws the _base_seed) the first pass then uses.
   bool stateful = false;
+  // persistent_workers with num_workers > 0: one iterator serves every pass, so only the first draws a _base_seed.
+  bool persistent_workers = false;
 };
 
 struct IterableLoaderOptions {
@@ -71,6 +71,7 @@ struct IterableLoaderOptions {
   // every pass; nullopt: it yields 0..dataset_len-1.
   std::optional<std::uint64_t> dataset_generator_seed;
   TorchVersion torch_version = TorchVersion::v2_6;
+  DataLoaderWorkers workers;
 };
 
 class DataLoaderShard {
@@ -117,8 +118,17 @@ class DataLoaderShard {
   struct DatasetState {  // the iterable dataset's own generator, shared with skipped loaders
     TorchGenerator generator;
   };
+  // What persistent workers keep of their copies of the dataset (the copies are alike: one stands for all): its
+  // generator, and the epoch the IterableDatasetShard copy had when the workers started, which set_epoch on the
+  // main process's shard never reaches.
+  struct PersistentWorkerDataset {
+    TorchGenerator generator;
+    std::int64_t epoch = 0;
+  };
 
   ShardLayout layout() const;
+  IterableDatasetShard iterable_shard() const;
+  SampleOrder draw_dataset_order(TorchGenerator& generator);
   SampleOrder next_order(std::int64_t discarded_iterators, bool reuses_iterator);
   void synchronize(Communicator& comm);
 
@@ -131,6 +141,8 @@ class DataLoaderShard {
   std::int64_t iteration_ = 0;
   bool synchronize_ = false;
   bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
+  std::optional<PersistentWorkerDataset> persistent_dataset_;
+  bool persistent_iterator_ = false;  // persistent workers are running: the next pass reuses their iterator
 };
 
 }  // namespace accel

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "mutation.hpp"
 
@@ -15,6 +16,10 @@ EpochPlan::EpochPlan(const DataLoaderArgs& loader, const PrepareOptions& options
   rank0.process_index = 0;
   (void)prepare_data_loader(loader_, rank0);  // the same validation and errors as Accelerate
   const bool iterable = loader_.dataset_kind == DatasetKind::Iterable;
+  if (iterable && loader_.workers.active()) {
+    // Workers interleave per-worker streams that runs of the epoch order do not describe: callers replay them.
+    throw std::invalid_argument("EpochPlan: an iterable dataset loaded by workers is replayed, not planned");
+  }
   order_length_ = iterable ? loader_.dataset_len
                            : (loader_.shuffle ? loader_.num_samples.value_or(loader_.dataset_len) : loader_.dataset_len);
   if (resolve_dispatch_batches(loader_, options_)) {

@@ -22,7 +22,8 @@ namespace accel {
 
 class EpochPlan {
  public:
-  // Raises AccelerateError where prepare_data_loader does. `skip` is skip_first_batches(k) applied to
+  // Raises AccelerateError where prepare_data_loader does, std::invalid_argument for an iterable dataset with
+  // workers (see core/data_loader_workers.hpp: replay those). `skip` is skip_first_batches(k) applied to
   // this pass's loader.
   EpochPlan(const DataLoaderArgs& loader, const PrepareOptions& options, std::optional<std::int64_t> skip = std::nullopt);
 

@@ -46,6 +46,7 @@ enum class Mutation {
   StatefulFinishedResumesPastEnd,    // a StatefulDataLoader state saved on a pass's last batch resumes after it
   StatefulInitialIteratorIgnored,    // the iterator a StatefulDataLoader builds at prepare (its _base_seed draw) is not
                                      // modelled
+  WorkerStrideIgnored,               // a worker of a strided split reads consecutive positions, not every W-th
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

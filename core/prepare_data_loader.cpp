@@ -104,8 +104,12 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_o
     if (!loader.dataset_generator_seed) return SampleOrder::sequential(loader.dataset_len);
     TorchGenerator gen(*loader.dataset_generator_seed);
     const bool reseeded = options.num_processes != 1 && !resolve_dispatch_batches(loader, options);
+    const DataLoaderWorkers& w = loader.workers;
     if (reseeded) {
-      gen.manual_seed(static_cast<std::uint64_t>(pass));  // IterableDatasetShard reseeds with the epoch
+      // IterableDatasetShard reseeds with the epoch; persistent workers' copies keep the first pass's.
+      gen.manual_seed(static_cast<std::uint64_t>(w.active() && w.persistent_workers ? 0 : pass));
+    } else if (w.active() && !w.persistent_workers) {
+      // Every pass's workers copy the main process's generator, which no worker advances.
     } else {
       for (std::int64_t p = 0; p < pass; ++p) skip_randperm_draws(loader.dataset_len, gen, options.torch_version);
     }
@@ -118,12 +122,17 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_o
       !mutant(Mutation::StatefulInitialIteratorIgnored)) {
     sampler.build_loader_iterator();
   }
+  // Persistent workers keep the first pass's iterator: no later pass draws a _base_seed.
+  const bool persistent = loader.workers.active() && loader.workers.persistent_workers;
+  const auto iterate = [&](std::int64_t p) {
+    return persistent && p > 0 ? sampler.iterate() : sampler.iterate_in_loader();
+  };
   if (sampler.is_seedable()) {
     sampler.set_epoch(pass);
-    return sampler.iterate_in_loader();
+    return iterate(pass);
   }
-  for (std::int64_t p = 0; p < pass; ++p) sampler.iterate_in_loader();
-  return sampler.iterate_in_loader();
+  for (std::int64_t p = 0; p < pass; ++p) iterate(p);
+  return iterate(pass);
 }
 
 std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& job_options,
@@ -192,6 +201,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.dataset_generator_seed = loader.dataset_generator_seed;
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;
+      d.workers = loader.workers;
       return DataLoaderDispatcher(d);
     }
     if (loader.dataset_kind == DatasetKind::Iterable) {
@@ -202,6 +212,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       it.sharded = sharded;
       it.dataset_generator_seed = loader.dataset_generator_seed;
       it.torch_version = options.torch_version;
+      it.workers = loader.workers;
       DataLoaderShard shard(it);
       shard.set_synchronize_generator(options.synchronize_generator);
       return shard;
@@ -212,6 +223,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     map.shard = ShardOptions{options.num_processes, options.process_index, options.split_batches, options.even_batches};
     map.sharded = sharded;
     map.stateful = options.use_stateful_dataloader;
+    map.persistent_workers = loader.workers.active() && loader.workers.persistent_workers;
     DataLoaderShard shard(map);
     shard.set_synchronize_generator(options.synchronize_generator);
     return shard;

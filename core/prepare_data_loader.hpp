@@ -14,6 +14,7 @@
 
 #include "data_loader_dispatcher.hpp"
 #include "data_loader_shard.hpp"
+#include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
@@ -38,6 +39,9 @@ struct DataLoaderArgs {
   // Iterable datasets only: the dataset owns a torch.Generator seeded with this and yields
   // randperm(dataset_len) from it on every pass.
   std::optional<std::uint64_t> dataset_generator_seed;
+  // DataLoader(num_workers=..., persistent_workers=..., in_order=...), and how an iterable dataset splits its
+  // stream by worker (core/data_loader_workers.hpp).
+  DataLoaderWorkers workers;
   friend bool operator==(const DataLoaderArgs&, const DataLoaderArgs&) = default;
 };
 

@@ -103,5 +103,6 @@ ACCEL_MUTANT(StatefulInitialIteratorIgnored_GlobalDraws, StatefulInitialIterator
              stateful_loader_draws_its_first_iterator_at_prepare)
 ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDataloader,
              ddp_training_blocks_where_the_gradient_collectives_run_out)
+ACCEL_MUTANT(WorkerStrideIgnored_Workers, WorkerStrideIgnored, worker_passes_are_the_round_robin_of_each_workers_shard)
 
 }  // namespace accel::props

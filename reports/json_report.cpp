@@ -60,6 +60,9 @@ Json render_input(const trace::LoaderCase& c) {
   in["num_samples"] = optional_json(c.loader.num_samples);
   in["generator_seed"] = optional_json(c.loader.generator_seed);
   in["dataset_generator_seed"] = optional_json(c.loader.dataset_generator_seed);
+  in["num_workers"] = c.loader.workers.num_workers;
+  in["worker_split"] = worker_split_name(c.loader.workers.split);
+  in["persistent_workers"] = c.loader.workers.persistent_workers;
   in["split_batches"] = c.prepare.split_batches;
   in["even_batches"] = c.prepare.even_batches;
   in["dispatch_batches"] = optional_json(c.prepare.dispatch_batches);

@@ -20,14 +20,15 @@ std::string steps_text(const analysis::Scenario& s) {
 
 // How the numbers were obtained: computed from the loaders' structure, or by replaying every rank.
 std::string method_line(const analysis::WhatIfReport& r) {
-  std::string direct, replayed;
+  std::string direct, replayed, reason;
   for (const analysis::Scenario& s : r.scenarios) {
     if (s.rejected) continue;
-    std::string& list = s.ranks_share_order ? direct : replayed;
+    std::string& list = s.replay_reason.empty() ? direct : replayed;
     list += (list.empty() ? "" : ", ") + s.label;
+    if (reason.empty()) reason = s.replay_reason;
   }
   if (replayed.empty()) return "computed directly from the loaders' structure (no rank replayed)";
-  std::string line = "replayed rank by rank (the ranks shuffle differently): " + replayed;
+  std::string line = "replayed rank by rank (" + reason + "): " + replayed;
   if (!direct.empty()) line += "; computed directly: " + direct;
   return line;
 }

@@ -16,6 +16,8 @@ constexpr std::int64_t kMaxRanks = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxTotalBatch = std::int64_t{1} << 40;
 // epochs: the simulator and the what-if keep one record per epoch.
 constexpr std::int64_t kMaxEpochs = 10000;
+// DataLoader(num_workers=...): every worker is a process of the user's machine.
+constexpr std::int64_t kMaxWorkers = 1024;
 // |set_epoch| entries: the sampler adds the epoch to a 64-bit seed.
 constexpr std::int64_t kMaxSetEpoch = std::int64_t{1} << 40;
 

@@ -167,6 +167,40 @@ DeviceMesh parse_device_mesh(const Json& m, const LoaderCase& lc) {
   return mesh;
 }
 
+// config.num_workers, worker_split, persistent_workers, in_order, prefetch_factor: the DataLoader's worker processes
+// (torch raises the ValueErrors below in DataLoader.__init__, before Accelerate sees the loader).
+DataLoaderWorkers parse_workers(const Fields& f, const LoaderCase& lc) {
+  DataLoaderWorkers w;
+  w.num_workers = f.integer("num_workers", 0, 0, kMaxWorkers);
+  const std::string split = f.string_or("worker_split", "none");
+  if (split == "strided") {
+    w.split = WorkerSplit::Strided;
+  } else if (split == "contiguous") {
+    w.split = WorkerSplit::Contiguous;
+  } else if (split != "none") {
+    fail("worker_split", "must be \"none\", \"strided\" or \"contiguous\", got \"" + split + "\"");
+  }
+  if (w.split != WorkerSplit::None && lc.loader.dataset_kind != DatasetKind::Iterable) {
+    fail("worker_split", "applies to iterable datasets only (a map-style dataset is indexed by the sampler)");
+  }
+  if (w.split != WorkerSplit::None && w.num_workers == 0) {
+    fail("worker_split", "needs num_workers > 0 (with no workers get_worker_info() is None)");
+  }
+  w.persistent_workers = f.boolean("persistent_workers", false);
+  if (w.persistent_workers && w.num_workers == 0) fail("persistent_workers", "needs num_workers > 0 (torch's rule)");
+  w.in_order = f.boolean("in_order", true);
+  if (!w.in_order && w.num_workers > 0) {
+    fail("in_order",
+         "false yields each batch as its worker delivers it, so the order depends on the workers' timing: not "
+         "simulated (use in_order=True, torch's default)");
+  }
+  if (f.find("prefetch_factor")) {
+    if (w.num_workers == 0) fail("prefetch_factor", "needs num_workers > 0 (torch's rule)");
+    w.prefetch_factor = f.integer("prefetch_factor", 2, 1, kMaxWorkers);
+  }
+  return w;
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
@@ -201,6 +235,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     if (lc.loader.dataset_kind != DatasetKind::Iterable) fail("dataset_generator", "applies to iterable datasets only");
     lc.loader.dataset_generator_seed = f.seed("dataset_generator_seed").value_or(kDatasetGeneratorSeed);
   }
+  lc.loader.workers = parse_workers(f, lc);
   lc.seed_per_rank = f.boolean("seed_per_rank", false);
   if (const Json* rt = f.find("rng_types"); rt) {
     if (!rt->is_array()) fail("rng_types", "must be null or a list of \"generator\" / \"torch\"");
@@ -234,6 +269,10 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
              distributed_type + "\"");
   }
   lc.prepare.deepspeed = distributed_type == "DEEPSPEED";
+  if (lc.loader.workers.active() && lc.prepare.use_stateful_dataloader) {
+    fail("num_workers",
+         "with use_stateful_dataloader is not simulated: torchdata's StatefulDataLoader keeps a state per worker");
+  }
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
   lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);

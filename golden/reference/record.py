@@ -13,7 +13,9 @@ process per rank in a real gloo group on 127.0.0.1; a rank still running after t
 recorded with type "Hang".
 """
 import argparse
+import itertools
 import json
+import math
 import os
 import platform
 import shutil
@@ -143,25 +145,41 @@ class RangeDataset(Dataset):
         return torch.tensor(i, dtype=torch.int64) if self.tensors else int(i)
 
 
+def split_by_worker(stream, n, split):
+    """The part of the stream this DataLoader worker keeps (config.worker_split), as a dataset using
+    torch.utils.data.get_worker_info() does: none, every worker yields all of it; strided,
+    islice(stream, worker_id, None, num_workers); contiguous, torch's documented per-worker block."""
+    info = torch.utils.data.get_worker_info()
+    if info is None or split == "none":
+        return stream
+    if split == "strided":
+        return itertools.islice(stream, info.id, None, info.num_workers)
+    per = int(math.ceil(n / float(info.num_workers)))
+    begin = min(n, info.id * per)
+    return itertools.islice(stream, begin, min(begin + per, n))
+
+
 class RangeIterableDataset(IterableDataset):
-    def __init__(self, n, tensors):
+    def __init__(self, n, tensors, worker_split="none"):
         self.n = n
         self.tensors = tensors
+        self.worker_split = worker_split
 
     def __len__(self):
         return self.n
 
     def __iter__(self):
-        for i in range(self.n):
+        for i in split_by_worker(iter(range(self.n)), self.n, self.worker_split):
             yield torch.tensor(i, dtype=torch.int64) if self.tensors else i
 
 
 class GeneratorIterableDataset(IterableDataset):
     """Owns a torch.Generator (and no set_epoch), so IterableDatasetShard reseeds it with the epoch."""
 
-    def __init__(self, n, tensors):
+    def __init__(self, n, tensors, worker_split="none"):
         self.n = n
         self.tensors = tensors
+        self.worker_split = worker_split
         self.generator = torch.Generator()
 
     def __len__(self):
@@ -169,7 +187,7 @@ class GeneratorIterableDataset(IterableDataset):
 
     def __iter__(self):
         perm = torch.randperm(self.n, generator=self.generator)
-        for v in perm:
+        for v in split_by_worker(iter(perm), self.n, self.worker_split):
             yield v.clone() if self.tensors else int(v)
 
 
@@ -243,8 +261,24 @@ class SeedRefused(Exception):
         self.exc = exc
 
 
+def worker_kwargs(c):
+    """DataLoader(num_workers=..., persistent_workers=..., prefetch_factor=..., in_order=...) as the config gives
+    them; in_order only where this torch has it (2.6+)."""
+    kw = {}
+    if c.get("num_workers"):
+        kw["num_workers"] = c["num_workers"]
+    if c.get("persistent_workers"):
+        kw["persistent_workers"] = True
+    if c.get("prefetch_factor") is not None:
+        kw["prefetch_factor"] = c["prefetch_factor"]
+    if c.get("in_order") is not None:
+        kw["in_order"] = c["in_order"]
+    return kw
+
+
 def build_user_dataloader(c, tensors, rank=0):
     n = c["dataset_len"]
+    workers = worker_kwargs(c)
     if c.get("torch_manual_seed") is not None:
         # seed_per_rank: each process called set_seed(seed + process_index).
         try:
@@ -252,10 +286,13 @@ def build_user_dataloader(c, tensors, rank=0):
         except (RuntimeError, ValueError) as exc:  # 1.13 raises RuntimeError, torch 2 ValueError
             raise SeedRefused(exc)
     if c.get("dataset_kind", "map") == "iterable":
-        ds = GeneratorIterableDataset(n, tensors) if c.get("dataset_generator") else RangeIterableDataset(n, tensors)
+        split = c.get("worker_split", "none")
+        ds = (GeneratorIterableDataset(n, tensors, split) if c.get("dataset_generator")
+              else RangeIterableDataset(n, tensors, split))
         if c.get("shuffle"):
-            return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), shuffle=True)
-        return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False))
+            return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), shuffle=True,
+                              **workers)
+        return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), **workers)
     ds = RangeDataset(n, tensors)
     generator = None
     if c.get("generator_seed") is not None:
@@ -265,9 +302,9 @@ def build_user_dataloader(c, tensors, rank=0):
         sampler = RandomSampler(ds, replacement=bool(c.get("replacement")), num_samples=c.get("num_samples"),
                                 generator=generator)
         return DataLoader(ds, batch_size=c["batch_size"], sampler=sampler, drop_last=c.get("drop_last", False),
-                          generator=generator)
+                          generator=generator, **workers)
     return DataLoader(ds, batch_size=c["batch_size"], shuffle=bool(c.get("shuffle")),
-                      drop_last=c.get("drop_last", False), generator=generator)
+                      drop_last=c.get("drop_last", False), generator=generator, **workers)
 
 
 def loader_attributes(loader):
@@ -757,7 +794,8 @@ ACCELERATOR_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "
                            "shuffle", "generator_seed", "dataset_generator", "epochs", "schedule", "set_epoch",
                            "skip_first_batches", "set_seed", "set_seed_device_specific", "accelerator",
                            "multiprocess", "torch_version", "model_before_prepare", "global_rng_draws",
-                           "global_rng_state")
+                           "global_rng_state", "num_workers", "worker_split", "persistent_workers",
+                           "prefetch_factor", "in_order")
 # config.accelerator keys that are Accelerator(...) arguments; the others are DataLoaderConfiguration fields.
 ACCELERATOR_KWARGS = ("device_placement", "rng_types")
 DATALOADER_CONFIGURATION_FIELDS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",

@@ -58,11 +58,13 @@ def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any]) -> None:
         opts["dataset_len"] = len(dataset)
     except TypeError:
         opts["dataset_len"] = None  # the caller's dataset_len override is then required
-    if iterable and dl.num_workers > 0:
-        raise NotModelled(
-            f"an IterableDataset loaded by num_workers={dl.num_workers} workers: every worker iterates its own copy "
-            "unless the dataset splits itself by torch.utils.data.get_worker_info(), which accel-sim does not model "
-            "(use num_workers=0 to simulate it)")
+    if dl.num_workers > 0:
+        if getattr(dl, "in_order", True) is False:
+            raise NotModelled("DataLoader(in_order=False) yields each batch as its worker delivers it: the order "
+                              "depends on the workers' timing, which accel-sim does not guess (use in_order=True)")
+        opts["num_workers"] = int(dl.num_workers)
+        if dl.persistent_workers:
+            opts["persistent_workers"] = True
     if dl.batch_size is None:
         if dl.batch_sampler is None:
             raise NotModelled("a DataLoader with batch_size=None (no automatic batching) is not modelled")
@@ -185,7 +187,15 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
     if num_processes is not None:
         opts["num_processes"] = num_processes
     opts["torch_version"] = torch_version_option(torch.__version__)
+    if opts.get("dataset") == "iterable" and opts.get("num_workers") and "worker_split" not in overrides:
+        # Whether the dataset's __iter__ uses get_worker_info() is in its code, which accel-sim does not read.
+        warnings.warn(f"accel_sim.from_dataloader: num_workers={opts['num_workers']} over an IterableDataset: "
+                      "assuming it does not split its stream by worker (worker_split='none': every worker yields "
+                      "all of it); pass worker_split='strided' or 'contiguous' if its __iter__ uses "
+                      "torch.utils.data.get_worker_info()", stacklevel=3)
     opts.update(overrides)
+    if opts.get("dataset") == "iterable" and opts.get("num_workers") and "worker_split" not in opts:
+        opts["worker_split"] = "none"
     _draws_before_prepare(torch, opts, overrides)
     if opts.get("dataset_len") is None:
         raise NotModelled(f"the dataset ({type(dataloader.dataset).__qualname__}) has no __len__: pass "
@@ -203,9 +213,12 @@ def from_dataloader(dataloader: Any, accelerator: Any = None, *, num_processes: 
 
     Call it on one CPU before the training starts. It reads the DataLoader (dataset length or IterableDataset,
     batch_size, drop_last, SequentialSampler / RandomSampler with replacement / num_samples, a DataLoader
-    generator's seed) and the Accelerator's settings, or `accelerate config`'s file when no Accelerator is given.
+    generator's seed, num_workers, persistent_workers, in_order) and the Accelerator's settings, or `accelerate config`'s file when no Accelerator is given.
     Raises NotModelled for a sampler, batch sampler, dataset or setup accel-sim does not model; ``overrides`` take
-    any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)). With set_seed
+    any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)). An
+    IterableDataset with workers is assumed not to split its stream by worker (a warning says so): pass
+    ``worker_split="strided"`` (itertools.islice(stream, worker_id, None, num_workers)) or ``"contiguous"`` when its
+    __iter__ uses torch.utils.data.get_worker_info(). With set_seed
     given, call it just before ``accelerator.prepare``: it reads how far torch's global generator has moved since
     (a model built in between), which decides the ids of a shuffled RandomSampler.
     """

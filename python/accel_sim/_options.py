@@ -49,6 +49,9 @@ OPTIONS: Dict[str, _Spec] = {
     "num_samples": ("int", "--num-samples", ""),
     "generator_seed": ("seed", "--generator-seed", ""),
     "dataset_generator": ("on", "--dataset-generator", ""),
+    "num_workers": ("int", "--num-workers", ""),
+    "worker_split": ("str", "--worker-split", ""),  # "none", "strided" or "contiguous": the dataset's get_worker_info()
+    "persistent_workers": ("on", "--persistent-workers", ""),
     # Seeds and passes.
     "set_seed": ("seed", "--set-seed", ""),
     "set_seed_device_specific": ("on", "--set-seed-device-specific", ""),

@@ -26,6 +26,29 @@ class Stream(IterableDataset):
         return self.n
 
 
+class WorkerStrided(IterableDataset):
+    """Splits its stream by worker, as torch's docs show: islice(stream, worker_id, None, num_workers)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        if info is None:
+            return iter(range(self.n))
+        return iter(range(info.id, self.n, info.num_workers))
+
+    def __len__(self):
+        return self.n
+
+
+def yielded_by(dl):
+    ids = []
+    for batch in dl:
+        ids.extend(int(x) for x in batch)
+    return ids
+
+
 class NoLen(Dataset):
     def __getitem__(self, i):
         return i
@@ -115,7 +138,6 @@ def test_advanced_generator_warns_and_is_not_taken_as_seeded():
     (lambda: DataLoader(list(range(10)), sampler=WeightedRandomSampler([1.0] * 10, 10)), "WeightedRandomSampler"),
     (lambda: DataLoader(list(range(10)), batch_sampler=[[0, 1], [2, 3]]), "batch_sampler"),
     (lambda: DataLoader(list(range(10)), batch_size=None), "batch_size=None"),
-    (lambda: DataLoader(Stream(10), batch_size=2, num_workers=2), "num_workers=2"),
     (lambda: DataLoader(NoLen(), batch_size=2), "has no __len__"),
     (lambda: DataLoader(Stream(10, with_len=False), batch_size=2), "has no __len__"),
     (lambda: DataLoader(list(range(10)), batch_size=2, sampler=RandomSampler(list(range(10)),
@@ -125,6 +147,32 @@ def test_advanced_generator_warns_and_is_not_taken_as_seeded():
 def test_not_modelled_is_refused_by_name(make, what):
     with pytest.raises(accel_sim.NotModelled, match=what.replace("(", r"\(").replace(")", r"\)")):
         accel_sim.from_dataloader(make(), num_processes=2)
+
+
+@pytest.mark.parametrize("dataset,split", [(Stream(13), None), (WorkerStrided(13), "strided")])
+def test_iterable_with_workers_matches_the_real_loader(dataset, split):
+    # num_workers=2 on one process: the what-if's samples and steps are those the real worker processes yield.
+    dl = DataLoader(dataset, batch_size=2, num_workers=2)
+    real = yielded_by(dl)
+    extra = {} if split is None else {"worker_split": split}
+    if split is None:
+        with pytest.warns(UserWarning, match="assuming it does not split its stream by worker"):
+            report = accel_sim.from_dataloader(dl, num_processes=1, dispatch_batches=False, **extra)
+    else:
+        report = accel_sim.from_dataloader(dl, num_processes=1, dispatch_batches=False, **extra)
+    first = report["scenarios"][0]
+    assert report["input"]["num_workers"] == 2
+    assert first["samples_yielded"] == len(real)
+    assert first["max_times_seen"] == max(real.count(i) for i in set(real))
+    codes = [w["code"] for w in report["warnings"]]
+    assert ("worker-duplicates" in codes) == (split is None)
+
+
+def test_in_order_false_is_refused():
+    dl = DataLoader(Stream(10), batch_size=2, num_workers=2)
+    dl.in_order = False  # torch >= 2.6's keyword, set as that DataLoader keeps it
+    with pytest.raises(accel_sim.NotModelled, match="in_order=False"):
+        accel_sim.from_dataloader(dl, num_processes=2)
 
 
 def test_not_a_dataloader():
