@@ -57,6 +57,10 @@ ResumeCase parse_resume_config(const Json& config) {
   rc.resume.loop_set_epoch = o.boolean("loop_set_epoch", false);
   if (rc.resume.epoch >= rc.job.epochs) o.fail_on("epoch", "must be below config.epochs");
   const bool stateful = rc.job.accelerator && rc.job.accelerator->dataloader_config.use_stateful_dataloader;
+  if (stateful && rc.job.loader.workers.active()) {
+    fail("num_workers",
+         "with a stateful resume is not simulated: torchdata's StatefulDataLoader restores a state per worker");
+  }
   if ((rc.resume.mode == ResumeMode::Stateful) != stateful) {
     o.fail_on("with", "\"stateful\" goes with config.accelerator.use_stateful_dataloader = true, and only with it");
   }

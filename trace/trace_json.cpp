@@ -269,9 +269,14 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
              distributed_type + "\"");
   }
   lc.prepare.deepspeed = distributed_type == "DEEPSPEED";
-  if (lc.loader.workers.active() && lc.prepare.use_stateful_dataloader) {
+  if (lc.loader.workers.active() && lc.prepare.use_stateful_dataloader && lc.loader.dataset_generator_seed &&
+      lc.prepare.num_processes > 1 && !resolve_dispatch_batches(lc.loader, lc.prepare)) {
+    // Recorded on torch 2.15 + torchdata 0.11: the StatefulDataLoader starts its workers when Accelerate reads its
+    // state_dict at prepare, so their IterableDatasetShard copies predate set_epoch and the generator reseed raises.
     fail("num_workers",
-         "with use_stateful_dataloader is not simulated: torchdata's StatefulDataLoader keeps a state per worker");
+         "with use_stateful_dataloader over a generator-owning iterable dataset is not simulated: the workers start "
+         "at prepare, their IterableDatasetShard copies have no `epoch` yet, and a pass over them raises "
+         "AttributeError in the worker (every pass with persistent_workers, the first one without)");
   }
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.

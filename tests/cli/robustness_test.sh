@@ -176,5 +176,17 @@ check "1e400 names line and column" 2 "outside the range of a double at line 2, 
 # torch refuses DataLoader(IterableDataset, shuffle=True); so does the simulation.
 check "iterable shuffle" 2 "expected unspecified shuffle option, but got shuffle=True" "$bin" --dataset iterable --shuffle --ranks 2 --dataset-len 10
 
+# Workers with torchdata's StatefulDataLoader: simulated where the recordings go (golden/cases-torch2/workers-stateful-*),
+# refused by name where the real workers raise (a generator-owning shard) or where a state per worker is restored.
+check "stateful workers are simulated" 0 "worker-duplicates" "$bin" --ranks 2 --dataset-len 13 --batch-size 2 \
+  --dataset iterable --num-workers 2 --use-stateful-dataloader
+check "stateful workers over a generator shard" 2 "config.num_workers: with use_stateful_dataloader over a generator-owning" \
+  "$bin" --ranks 2 --dataset-len 11 --batch-size 2 --dataset iterable --dataset-generator --no-dispatch-batches \
+  --num-workers 2 --use-stateful-dataloader
+check "stateful resume with workers" 2 "config.num_workers: with a stateful resume is not simulated" "$bin" --ranks 2 \
+  --dataset-len 13 --batch-size 2 --shuffle --num-workers 2 --use-stateful-dataloader --resume-at 0:1 --resume-with stateful
+check "worker split without workers" 2 "--worker-split: needs --num-workers" "$bin" --ranks 2 --dataset-len 13 \
+  --dataset iterable --worker-split strided
+
 echo "robustness: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
