@@ -9,13 +9,15 @@ std::string_view python_name(PyErrorType type) noexcept {
     case PyErrorType::AttributeError: return "AttributeError";
     case PyErrorType::RuntimeError: return "RuntimeError";
     case PyErrorType::ZeroDivisionError: return "ZeroDivisionError";
+    case PyErrorType::IndexError: return "IndexError";
   }
   return "Exception";
 }
 
 std::optional<PyErrorType> py_error_type(std::string_view name) noexcept {
   for (PyErrorType t : {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError,
-                        PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError}) {
+                        PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError,
+                        PyErrorType::IndexError}) {
     if (python_name(t) == name) return t;
   }
   return std::nullopt;
