@@ -68,6 +68,8 @@ inline constexpr const char* kInexactMetrics = "inexact-metrics";
 inline constexpr const char* kLaterPassDiffers = "later-pass-differs";
 inline constexpr const char* kWorkerDuplicates = "worker-duplicates";
 inline constexpr const char* kWorkerPartialBatches = "worker-partial-batches";
+inline constexpr const char* kHfUnevenShards = "hf-uneven-shards";
+inline constexpr const char* kHfSplitTwice = "hf-split-twice";
 }  // namespace code
 
 }  // namespace accel::analysis

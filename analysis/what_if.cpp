@@ -51,9 +51,15 @@ void tell(const Progress& progress, const std::string& line) {
   if (progress) progress(line);
 }
 
-// An iterable dataset read by DataLoader workers: no run of the epoch order describes its batches.
+// An iterable dataset read by DataLoader workers, or a datasets.IterableDataset (which hands each rank and worker
+// shards of its own): no run of one shared epoch order describes its batches.
 bool workers_interleave(const DataLoaderArgs& loader) {
   return loader.dataset_kind == DatasetKind::Iterable && loader.workers.active();
+}
+bool own_streams(const DataLoaderArgs& loader) { return workers_interleave(loader) || loader.hf_dataset.has_value(); }
+std::string own_streams_reason(const DataLoaderArgs& loader) {
+  return loader.hf_dataset ? "a datasets.IterableDataset gives every rank and worker its own shards"
+                           : "DataLoader workers each yield their own stream";
 }
 
 bool draws_randperm(const DataLoaderArgs& loader) {
@@ -246,8 +252,8 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
   s.ranks_share_order = !sim::ranks_shuffle_differently(c);
   if (!s.ranks_share_order) {
     s.replay_reason = "the ranks shuffle differently";
-  } else if (workers_interleave(c.loader)) {
-    s.replay_reason = "DataLoader workers each yield their own stream";
+  } else if (own_streams(c.loader)) {
+    s.replay_reason = own_streams_reason(c.loader);
   }
   try {
     if (!s.replay_reason.empty()) {
@@ -459,6 +465,110 @@ std::string outcome_text(const Scenario& s) {
          std::to_string(s.max_steps) + " steps)";
 }
 
+HfDatasetReport hf_dataset_report(const trace::LoaderCase& c) {
+  const HfIterableDataset& ds = *c.loader.hf_dataset;
+  HfDatasetReport out;
+  out.datasets_version = datasets_version(ds.release());
+  out.num_shards = static_cast<std::int64_t>(ds.shard_sizes().size());
+  out.shuffled = ds.is_shuffled();
+  out.split_by_node = c.loader.hf_split_by_node;
+  const std::int64_t R = c.prepare.num_processes;
+  out.n_shards = c.loader.hf_split_by_node ? ds.split_dataset_by_node(0, R).n_shards() : ds.n_shards();
+  const HfDatasetPath path = hf_dataset_path(c.loader, c.prepare);
+  out.path = hf_dataset_path_name(path);
+  const std::string n = std::to_string(out.n_shards), r = std::to_string(R);
+  switch (path) {
+    case HfDatasetPath::Shard:
+      out.path_text = "dataset.shard(num_shards=" + r + ", index=rank): n_shards " + n + " >= num_processes " + r +
+                      " and batches are neither split nor dispatched, so every rank reads whole contiguous shards, "
+                      "unpadded";
+      break;
+    case HfDatasetPath::IterableDatasetShard:
+      out.path_text =
+          std::string("IterableDatasetShard: ") +
+          (c.prepare.split_batches ? "split_batches=True" : "n_shards " + n + " < num_processes " + r) +
+          ", so every rank reads the whole stream and keeps its slice of each global batch (padded from the "
+          "stream's start)";
+      break;
+    case HfDatasetPath::Dispatched:
+      out.path_text = "DataLoaderDispatcher: rank 0 reads the stream and sends every rank its slice";
+      break;
+    case HfDatasetPath::Unsharded:
+      out.path_text = "one process: the dataset is read as it is";
+      break;
+  }
+  if (path == HfDatasetPath::Shard) {
+    for (std::int64_t rank = 0; rank < R; ++rank) {
+      PrepareOptions o = c.prepare;
+      o.process_index = rank;
+      const HfIterableDataset mine = hf_rank_dataset(c.loader, o);
+      const std::vector<std::int64_t> ids = mine.stream();
+      out.examples_per_rank.push_back(static_cast<std::int64_t>(ids.size()));
+      // Which shards: read off the ids (a shard's examples are consecutive ids), in reading order.
+      std::vector<std::int64_t> offsets{0};
+      for (std::int64_t size : ds.shard_sizes()) offsets.push_back(offsets.back() + size);
+      std::vector<std::int64_t> shards;
+      std::vector<bool> seen(ds.shard_sizes().size(), false);
+      for (std::int64_t id : ids) {
+        const auto s =
+            static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin() - 1);
+        if (!seen[s]) {
+          seen[s] = true;
+          shards.push_back(static_cast<std::int64_t>(s));
+        }
+      }
+      out.shards_per_rank.push_back(std::move(shards));
+    }
+  }
+  return out;
+}
+
+// A datasets.IterableDataset's own hazards: whole shards of unequal size per rank (.shard()), and a stream the
+// script split by node that Accelerate splits again.
+void add_hf_warnings(WhatIfReport& report) {
+  if (!report.hf_dataset) return;
+  const Scenario& s = report.scenarios.front();
+  if (s.rejected) return;
+  const HfDatasetReport& hf = *report.hf_dataset;
+  const auto& cov = s.coverage.counts;
+  std::vector<std::string> fixes;
+  for (const Scenario& f : report.scenarios) {
+    if (&f == &s || f.rejected) continue;
+    if (f.min_steps == f.max_steps && !f.iteration_error) fixes.push_back(outcome_text(f));
+  }
+  const auto simulated = [&](std::ostringstream& os) {
+    if (fixes.empty()) return;
+    os << "; simulated, in lock-step: ";
+    for (std::size_t i = 0; i < fixes.size(); ++i) os << (i ? "; " : "") << fixes[i];
+  };
+  if (hf.path == "shard" && s.min_steps != s.max_steps) {
+    std::ostringstream os;
+    os << "Accelerate hands every rank whole shards (dataset.shard(" << report.num_processes
+       << ", rank)) and pads nothing: the ranks read ";
+    for (std::size_t r = 0; r < hf.examples_per_rank.size(); ++r) os << (r ? ", " : "") << hf.examples_per_rank[r];
+    os << " examples (" << s.min_steps << " to " << s.max_steps << " steps), so "
+       << (s.waiting_ranks.size() == 1 ? "rank " : "ranks ") << rank_ranges(s.waiting_ranks)
+       << (s.waiting_ranks.size() == 1 ? " waits" : " wait") << " forever at step " << s.min_steps
+       << " in any per-step collective, or stop early and leave the rest unread";
+    simulated(os);
+    report.warnings.insert(report.warnings.begin(), Warning(code::kHfUnevenShards, Severity::Error, os.str())
+                                                        .with("min_steps", s.min_steps)
+                                                        .with("max_steps", s.max_steps));
+  }
+  if (hf.split_by_node && (hf.path == "shard" || hf.path == "IterableDatasetShard") && cov.dropped > 0) {
+    std::ostringstream os;
+    os << "the script's split_dataset_by_node already gave every rank its part of the stream, and Accelerate "
+       << (hf.path == "shard" ? "shards that part again (dataset.shard)"
+                              : "slices that part again (IterableDatasetShard)")
+       << ": " << cov.dropped << " of " << report.dataset_len << " examples are never read";
+    if (const Scenario* f = scenario_labelled(report, "without split_dataset_by_node")) {
+      os << "; simulated: " << outcome_text(*f);
+    }
+    report.warnings.insert(report.warnings.begin(),
+                           Warning(code::kHfSplitTwice, Severity::Error, os.str()).with("dropped", cov.dropped));
+  }
+}
+
 // What the DataLoader's workers do to the stream, measured against the same job with num_workers=0.
 void add_worker_warnings(WhatIfReport& report) {
   const Scenario& s = report.scenarios.front();
@@ -469,7 +579,7 @@ void add_worker_warnings(WhatIfReport& report) {
   const std::int64_t W = workers.num_workers;
   const auto& cov = s.coverage.counts;
   const auto& base = single->coverage.counts;
-  if (workers.split == WorkerSplit::None && W > 1) {
+  if (workers.split == WorkerSplit::None && W > 1 && !s.config.loader.hf_dataset) {
     std::ostringstream os;
     os << "num_workers=" << W
        << " and the dataset does not split its stream by worker (get_worker_info() unused, --worker-split none): every "
@@ -495,10 +605,13 @@ void add_worker_warnings(WhatIfReport& report) {
   }
   if (s.max_steps != single->max_steps || cov.dropped != base.dropped) {
     std::ostringstream os;
-    os << "each of the " << W << " workers batches its own part of the stream (worker_split "
-       << worker_split_name(workers.split) << ") and can end with a short batch of its own: " << s.max_steps
-       << " steps and " << cov.dropped << " samples dropped per pass, where num_workers=0 gives " << single->max_steps
-       << " steps and " << base.dropped << " dropped";
+    os << "each of the " << W << " workers batches its own part of the stream ("
+       << (s.config.loader.hf_dataset
+               ? std::string("the datasets.IterableDataset's shards worker_id, worker_id + W, ...")
+               : "worker_split " + std::string(worker_split_name(workers.split)))
+       << ") and can end with a short batch of its own: " << s.max_steps << " steps and " << cov.dropped
+       << " samples dropped per pass, where num_workers=0 gives " << single->max_steps << " steps and " << base.dropped
+       << " dropped";
     report.warnings.push_back(
         Warning(code::kWorkerPartialBatches, cov.dropped > base.dropped ? Severity::Warning : Severity::Note, os.str())
             .with("num_workers", W)
@@ -616,7 +729,7 @@ void add_warnings(WhatIfReport& report) {
     std::ostringstream os;
     const auto ranks_word = [](const std::vector<std::int64_t>& r) { return r.size() == 1 ? "rank " : "ranks "; };
     os << ranks_word(s.short_ranks) << rank_ranges(s.short_ranks) << (s.short_ranks.size() == 1 ? " gets " : " get ")
-       << (s.max_steps - s.min_steps == 1 ? "one batch" : "fewer batches") << " fewer (" << s.min_steps << " vs "
+       << (s.max_steps - s.min_steps == 1 ? "one batch fewer" : "fewer batches") << " (" << s.min_steps << " vs "
        << s.max_steps << "): a collective in the loop (all_reduce, gather) will hang " << ranks_word(s.waiting_ranks)
        << rank_ranges(s.waiting_ranks) << " at step " << s.min_steps;
     std::optional<sim::TrainingVerdict> ddp;
@@ -751,7 +864,7 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
     return out;
   }
   const std::int64_t n = c.loader.dataset_len;
-  if (first.ranks_share_order && !workers_interleave(c.loader) && plain_passes(c)) {
+  if (first.ranks_share_order && !own_streams(c.loader) && plain_passes(c)) {
     PrepareOptions options = c.prepare;
     options.process_seed = sim::process_seed(c, 0);
     const EpochPlan plan(c.loader, options);
@@ -803,9 +916,9 @@ PassesSummary every_pass(const trace::LoaderCase& c, const Scenario& first) {
       std::max(n, yielded), sat_mul(kReplayRecordCost, static_cast<std::int64_t>(first.batches_per_rank.size())));
   if (per_pass > kPassReplayBudget / out.epochs) {
     out.note = "passes after the first are not computed: this configuration (" +
-               (!first.ranks_share_order       ? std::string("ranks that shuffle differently")
-                : workers_interleave(c.loader) ? std::string("DataLoader workers that each yield their own stream")
-                                               : std::string("skip_first_batches or set_epoch in the schedule")) +
+               (!first.ranks_share_order ? std::string("ranks that shuffle differently")
+                : own_streams(c.loader)  ? own_streams_reason(c.loader)
+                                         : std::string("skip_first_batches or set_epoch in the schedule")) +
                ") needs the whole job replayed: " + std::to_string(first.batches_per_rank.size()) + " ranks x " +
                std::to_string(out.epochs) + " passes (" + std::to_string(std::max(n, yielded)) +
                " samples yielded per pass) exceed the replay budget of " + std::to_string(kPassReplayBudget);
@@ -891,9 +1004,21 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   report.mesh = analyze_mesh(c);
   report.num_processes = data_rank_case(c).prepare.num_processes;
   report.dataset_len = c.loader.dataset_len;
-  report.dataset_kind = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
+  report.dataset_kind = c.loader.dataset_kind == DatasetKind::Map ? "map"
+                        : c.loader.hf_dataset                     ? "hf-iterable"
+                                                                  : "iterable";
+  if (c.loader.hf_dataset) report.hf_dataset = hf_dataset_report(c);
   report.torch_version = c.prepare.torch_version == TorchVersion::v1_13 ? "1.13" : "2.6";
-  if (!c.loader.shuffle) {
+  if (c.loader.hf_dataset) {
+    const HfIterableDataset& ds = *c.loader.hf_dataset;
+    const bool epochs_permute = epoch_permutes_every_shard_list(ds.release());
+    if (const auto& sh = ds.shuffle_options()) {
+      report.order = "IterableDataset.shuffle(seed=" + std::to_string(sh->seed) +
+                     ", buffer_size=" + std::to_string(sh->buffer_size) + "), reseeded by set_epoch";
+    } else {
+      report.order = epochs_permute ? "shards in order; set_epoch(e > 0) permutes them" : "shards in order";
+    }
+  } else if (!c.loader.shuffle) {
     report.order = c.loader.dataset_generator_seed ? "dataset generator (randperm per pass)" : "sequential";
   } else if (c.prepare.use_seedable_sampler) {
     const auto seed = c.prepare.data_seed ? c.prepare.data_seed : c.torch_manual_seed;
@@ -955,9 +1080,14 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.scenarios.push_back(analyze(alt, dispatch ? "dispatch_batches=False" : "dispatch_batches=True",
                                        dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
   }
+  if (c.loader.hf_dataset && c.loader.hf_split_by_node) {
+    trace::LoaderCase alt = c;
+    alt.loader.hf_split_by_node = false;
+    report.scenarios.push_back(analyze(alt, "without split_dataset_by_node", "without --split-by-node"));
+  }
   if (workers_interleave(c.loader)) {
     // The fixes for workers that all read the whole stream: split it by worker id, or load in the main process.
-    if (c.loader.workers.split == WorkerSplit::None) {
+    if (c.loader.workers.split == WorkerSplit::None && !c.loader.hf_dataset) {
       trace::LoaderCase alt = c;
       alt.loader.workers.split = WorkerSplit::Strided;
       report.scenarios.push_back(analyze(alt, "worker_split=strided", "--worker-split strided"));
@@ -973,6 +1103,7 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   report.passes = every_pass(data_rank_case(c), report.scenarios.front());
   add_warnings(report);
   add_worker_warnings(report);
+  add_hf_warnings(report);
   add_pass_warnings(report);
   add_launch_warnings(report);
   if (report.mesh)

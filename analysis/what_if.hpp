@@ -76,6 +76,21 @@ struct Scenario {
   std::vector<Occurrence> duplicate_occurrences;
 };
 
+// A HuggingFace datasets.IterableDataset: the path prepare_data_loader takes with it, and what each rank reads.
+struct HfDatasetReport {
+  std::string datasets_version;  // the release whose rules were applied ("5.2")
+  std::int64_t num_shards = 0;   // the dataset's shards (before any split)
+  std::int64_t n_shards = 0;     // n_shards as prepare reads it (after the script's split_dataset_by_node)
+  bool shuffled = false;
+  bool split_by_node = false;
+  std::string path;       // hf_dataset_path_name: "shard", "IterableDatasetShard", "dispatched", "unsharded"
+  std::string path_text;  // Accelerate's call and why it takes it
+  // The shard path: each rank's shards (indices into the dataset's shards, in the order the rank reads them in
+  // the first pass) and examples.
+  std::vector<std::vector<std::int64_t>> shards_per_rank;
+  std::vector<std::int64_t> examples_per_rank;
+};
+
 // How the job is launched, as far as it changes the report: the `accelerate config` file's fields (used or
 // ignored, for the user to check the file was read as Accelerate reads it) and the mixed precision that
 // decides whether a loss scaler can skip optimizer steps.
@@ -127,6 +142,7 @@ struct WhatIfReport {
   // With a device mesh: the mesh, who receives which data rank's batches; the scenarios then count data ranks
   // (num_processes above is their number, mesh->world the job's).
   std::optional<MeshReport> mesh;
+  std::optional<HfDatasetReport> hf_dataset;
   std::vector<Scenario> scenarios;  // [0] is the user's config
   std::vector<Warning> warnings;
   PassesSummary passes;             // every pass of scenarios[0]'s configuration

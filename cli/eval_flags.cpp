@@ -1,5 +1,6 @@
 #include "eval_flags.hpp"
 #include "cli/integer_flag.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::cli {
 
@@ -14,6 +15,9 @@ void EvalFlags::add_to(CLI::App& app, bool with_switch) {
 }
 
 trace::MetricsCase EvalFlags::metrics_case(const trace::LoaderCase& loader) const {
+  if (loader.loader.hf_dataset) {
+    throw trace::ConfigError("--eval: gather_for_metrics over --dataset hf-iterable is not simulated (not recorded)");
+  }
   trace::MetricsCase m;
   m.loader = loader;
   m.use_gather_object = use_gather_object;

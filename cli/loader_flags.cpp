@@ -6,6 +6,7 @@
 #include "cli/seed_text.hpp"
 #include "cli/text_flag.hpp"
 #include "core/device_mesh.hpp"
+#include "core/hf_iterable_dataset.hpp"
 #include "core/torch_rng_state.hpp"
 #include "trace/input_limits.hpp"
 
@@ -82,8 +83,10 @@ void LoaderFlags::add_to(CLI::App& app) {
       ->check(CLI::IsMember({"2.6", "1.13"}))
       ->capture_default_str()
       ->group(kPasses);
-  app.add_option("--dataset", dataset, "map (map-style, the default) or iterable (an IterableDataset)")
-      ->check(CLI::IsMember({"map", "iterable"}))
+  app.add_option("--dataset", dataset,
+                 "map (map-style, the default), iterable (an IterableDataset) or hf-iterable (a HuggingFace "
+                 "datasets.IterableDataset of shards: --num-shards / --shard-sizes)")
+      ->check(CLI::IsMember({"map", "iterable", "hf-iterable"}))
       ->capture_default_str()
       ->group(kDataLoader);
   app.add_flag("--dispatch-batches,--dispatch_batches", dispatch_on,
@@ -115,6 +118,29 @@ void LoaderFlags::add_to(CLI::App& app) {
       ->group(kDataLoader);
   app.add_flag("--persistent-workers,--persistent_workers", persistent_workers,
                "DataLoader(persistent_workers=True): the workers and their dataset copies live across passes")
+      ->group(kDataLoader);
+  app.add_option("--shard-sizes", shard_sizes,
+                 "hf-iterable: the examples of each shard, a,b,c (they add up to --dataset-len, which they imply)")
+      ->check(non_empty("a list of sizes"))
+      ->group(kDataLoader);
+  add_integer(app, "--num-shards", num_shards,
+              "hf-iterable: S shards of --dataset-len examples, as equal as they divide (the first ones one larger)")
+      ->group(kDataLoader);
+  app.add_option("--hf-shuffle", hf_shuffle, "hf-iterable: IterableDataset.shuffle(seed=SEED, buffer_size=B)")
+      ->group(kDataLoader);
+  add_integer(app, "--buffer-size", buffer_size, "hf-iterable: the shuffle buffer's size (datasets' default 1000)")
+      ->group(kDataLoader);
+  add_integer(app, "--max-buffer-input-shards", max_buffer_input_shards,
+              "hf-iterable: shuffle(max_buffer_input_shards=K), datasets 5.x (default 10)")
+      ->group(kDataLoader);
+  app.add_flag("--split-by-node", split_by_node,
+               "hf-iterable: the script calls datasets.distributed.split_dataset_by_node(ds, rank, world_size) on "
+               "every rank before prepare")
+      ->group(kDataLoader);
+  app.add_option(
+         "--datasets-version", datasets_version,
+         std::string("hf-iterable: the datasets release whose rules to apply (") + kDatasetsVersionsModelled + ")")
+      ->capture_default_str()
       ->group(kDataLoader);
   app.add_flag("--non-blocking,--non_blocking", non_blocking,
                "DataLoaderConfiguration(non_blocking=True): no effect on order")
@@ -191,8 +217,72 @@ std::vector<std::pair<std::string, std::int64_t>> name_sizes(const std::string& 
 
 }  // namespace
 
+void LoaderFlags::hf_dataset_json(Json& c) const {
+  const bool hf = dataset == "hf-iterable";
+  const char* given = !shard_sizes.empty()      ? "--shard-sizes"
+                      : num_shards              ? "--num-shards"
+                      : hf_shuffle              ? "--hf-shuffle"
+                      : buffer_size             ? "--buffer-size"
+                      : max_buffer_input_shards ? "--max-buffer-input-shards"
+                      : split_by_node           ? "--split-by-node"
+                                                : nullptr;
+  if (!hf) {
+    if (given) throw ConfigError(std::string(given) + ": needs --dataset hf-iterable");
+    return;
+  }
+  if (!shard_sizes.empty() && num_shards) throw ConfigError("--shard-sizes: conflicts with --num-shards");
+  Json sizes = Json::array();
+  if (!shard_sizes.empty()) {
+    std::int64_t total = 0;
+    std::size_t begin = 0;
+    while (begin <= shard_sizes.size()) {
+      const std::size_t end = std::min(shard_sizes.find(',', begin), shard_sizes.size());
+      const std::string item = shard_sizes.substr(begin, end - begin);
+      const auto size = trace::read_decimal_integer(item, 0, trace::kMaxHfExamples);
+      if (!size.value) throw ConfigError("--shard-sizes: '" + item + "' " + size.problem);
+      sizes.push_back(*size.value);
+      total += *size.value;
+      if (total > trace::kMaxHfExamples) {
+        throw ConfigError("--shard-sizes: must add up to at most " + std::to_string(trace::kMaxHfExamples) +
+                          " examples (input limit)");
+      }
+      begin = end + 1;
+    }
+    if (dataset_len >= 0 && dataset_len != total) {
+      throw ConfigError("--dataset-len: " + std::to_string(dataset_len) + " is not the sum of --shard-sizes (" +
+                        std::to_string(total) + ")");
+    }
+    c["dataset_len"] = total;
+  } else {
+    if (!num_shards) throw ConfigError("--dataset hf-iterable: needs --num-shards S or --shard-sizes a,b,...");
+    if (dataset_len < 0) throw ConfigError("--dataset-len: is required (a number >= 0)");
+    if (*num_shards < 1 || *num_shards > trace::kMaxHfShards) {
+      throw ConfigError("--num-shards: must be in [1, " + std::to_string(trace::kMaxHfShards) + "]");
+    }
+    for (std::int64_t s = 0; s < *num_shards; ++s)
+      sizes.push_back(dataset_len / *num_shards + (s < dataset_len % *num_shards));
+  }
+  c["shard_sizes"] = sizes;
+  if (hf_shuffle) {
+    const auto seed = trace::read_decimal_integer(*hf_shuffle, 0);
+    if (!seed.value) throw ConfigError("--hf-shuffle: '" + *hf_shuffle + "' " + seed.problem);
+    Json sh;
+    sh["seed"] = *seed.value;
+    sh["buffer_size"] = buffer_size.value_or(1000);
+    if (max_buffer_input_shards) sh["max_buffer_input_shards"] = *max_buffer_input_shards;
+    c["hf_shuffle"] = sh;
+  } else if (buffer_size || max_buffer_input_shards) {
+    throw ConfigError(std::string(buffer_size ? "--buffer-size" : "--max-buffer-input-shards") +
+                      ": needs --hf-shuffle SEED");
+  }
+  c["split_by_node"] = split_by_node;
+  c["datasets_version"] = datasets_version;
+}
+
 Json LoaderFlags::config() const {
-  if (dataset_len < 0) throw ConfigError("--dataset-len: is required (a number >= 0)");
+  if (dataset_len < 0 && !(dataset == "hf-iterable" && !shard_sizes.empty())) {
+    throw ConfigError("--dataset-len: is required (a number >= 0)");
+  }
   if (dispatch_on && dispatch_off) throw ConfigError("--dispatch-batches: conflicts with --no-dispatch-batches");
   if (even_on_ && even_off_) throw ConfigError("--even-batches: conflicts with --no-even-batches");
   if (seedable_on_ && seedable_off_) throw ConfigError("--use-seedable-sampler: conflicts with --no-seedable-sampler");
@@ -227,6 +317,7 @@ Json LoaderFlags::config() const {
   c["api"] = accelerator ? "accelerator" : skip_batches ? "prepare_data_loader+skip_first_batches" : "prepare_data_loader";
   c["dataset_kind"] = dataset;
   c["dataset_len"] = dataset_len;
+  hf_dataset_json(c);
   c["batch_size"] = batch_size;
   c["num_processes"] = ranks;
   c["drop_last"] = drop_last;
@@ -234,8 +325,12 @@ Json LoaderFlags::config() const {
   c["dataset_generator"] = dataset_generator;
   if (num_workers != 0) c["num_workers"] = num_workers;
   if (worker_split != "none") {
-    if (dataset != "iterable")
-      throw ConfigError("--worker-split: needs --dataset iterable (a map-style dataset is indexed by the sampler)");
+    if (dataset != "iterable") {
+      throw ConfigError(std::string("--worker-split: needs --dataset iterable (") +
+                        (dataset == "hf-iterable" ? "a datasets.IterableDataset gives each worker its shards itself"
+                                                  : "a map-style dataset is indexed by the sampler") +
+                        ")");
+    }
     if (num_workers == 0) throw ConfigError("--worker-split: needs --num-workers W > 0");
     c["worker_split"] = worker_split;
   }

@@ -49,6 +49,14 @@ struct LoaderFlags {
   std::int64_t num_workers = 0;
   std::string worker_split = "none";
   bool persistent_workers = false;
+  // --dataset hf-iterable: a HuggingFace datasets.IterableDataset of shards.
+  std::string shard_sizes;                  // --shard-sizes a,b,c
+  std::optional<std::int64_t> num_shards;   // --num-shards S: S shards as equal as dataset_len allows
+  std::optional<std::string> hf_shuffle;    // --hf-shuffle SEED: IterableDataset.shuffle(seed=SEED, ...)
+  std::optional<std::int64_t> buffer_size;  // --buffer-size B (default 1000)
+  std::optional<std::int64_t> max_buffer_input_shards;
+  bool split_by_node = false;  // --split-by-node: split_dataset_by_node(ds, rank, world) before prepare
+  std::string datasets_version = "5.2";
   bool non_blocking = false;
   bool use_stateful_dataloader = false;
   std::string mixed_precision = "no";      // only the training section reads it
@@ -70,6 +78,8 @@ struct LoaderFlags {
   trace::Json config() const;
 
  private:
+  // The hf-iterable keys (shard_sizes, hf_shuffle, split_by_node, datasets_version) into `c`.
+  void hf_dataset_json(trace::Json& c) const;
   // {dp_replicate_size, ...} from --parallelism.
   trace::Json parallelism_json() const;
   // --rng-draws, or the draws --rng-state's file holds (its seed checked against --set-seed).

@@ -47,16 +47,22 @@ class DataLoaderDispatcher::BaseIterator {
 
   std::optional<Batch> next() {
     if (!order_) {
-      order_ = owner_.options_.iterable ? iterable_order()
-               : reuses_                ? owner_.shared_->sampler.iterate()
-                                        : owner_.shared_->sampler.iterate_in_loader();
+      std::vector<std::int64_t> hf_lengths;
+      order_ = owner_.options_.hf_dataset ? hf_order(hf_lengths)
+               : owner_.options_.iterable ? iterable_order()
+               : reuses_                  ? owner_.shared_->sampler.iterate()
+                                          : owner_.shared_->sampler.iterate_in_loader();
       index_ = owner_.skip_underlying_;
       const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
       count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;
       if (owner_.options_.iterable && owner_.options_.workers.active()) {
         // Rank 0's workers each batch their own stream; the main process takes their batches in turn.
-        workers_.emplace(m, IterableShardOptions{b, owner_.options_.drop_last, 1, 0, false}, false,
-                         owner_.options_.workers);
+        const IterableShardOptions unsharded{b, owner_.options_.drop_last, 1, 0, false};
+        if (owner_.options_.hf_dataset) {
+          workers_.emplace(hf_lengths, unsharded, false, owner_.options_.workers);
+        } else {
+          workers_.emplace(m, unsharded, false, owner_.options_.workers);
+        }
         count_ = workers_->num_batches();
       }
     }
@@ -71,6 +77,20 @@ class DataLoaderDispatcher::BaseIterator {
   }
 
  private:
+  // The datasets.IterableDataset's pass (set_epoch has reached it): the workers' streams one after another.
+  SampleOrder hf_order(std::vector<std::int64_t>& lengths) {
+    HfIterableDataset ds = *owner_.options_.hf_dataset;
+    ds.set_epoch(owner_.iteration_);
+    const DataLoaderWorkers& w = owner_.options_.workers;
+    std::vector<std::int64_t> ids;
+    for (std::int64_t k = 0; k < std::max<std::int64_t>(1, w.num_workers); ++k) {
+      const std::vector<std::int64_t> part = w.active() ? ds.stream(HfWorker{k, w.num_workers}) : ds.stream();
+      lengths.push_back(static_cast<std::int64_t>(part.size()));
+      ids.insert(ids.end(), part.begin(), part.end());
+    }
+    return SampleOrder::of(std::move(ids));
+  }
+
   SampleOrder iterable_order() {
     const std::int64_t n = owner_.options_.sampler.dataset_len;
     if (!owner_.options_.dataset_generator_seed) return SampleOrder::sequential(n);
@@ -136,6 +156,8 @@ std::int64_t DataLoaderDispatcher::underlying_len() const {
 }
 
 Attribute<std::int64_t> DataLoaderDispatcher::len() const {
+  if (options_.hf_dataset)
+    return AttributeFailure{PyErrorType::TypeError, "object of type 'IterableDataset' has no len()"};
   const std::int64_t whole = underlying_len();
   if (whole < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
   const std::int64_t r = options_.num_processes;
@@ -152,7 +174,11 @@ Attribute<std::int64_t> DataLoaderDispatcher::total_batch_size() const {
                                                            "' object has no attribute 'total_batch_size'"};
 }
 
-Attribute<std::int64_t> DataLoaderDispatcher::total_dataset_length() const { return options_.sampler.dataset_len; }
+Attribute<std::int64_t> DataLoaderDispatcher::total_dataset_length() const {
+  if (options_.hf_dataset)
+    return AttributeFailure{PyErrorType::TypeError, "object of type 'IterableDataset' has no len()"};
+  return options_.sampler.dataset_len;
+}
 
 std::optional<std::int64_t> DataLoaderDispatcher::sampler_epoch() const {
   if (options_.iterable || !shared_->sampler.has_set_epoch()) return std::nullopt;

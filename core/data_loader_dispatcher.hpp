@@ -20,6 +20,7 @@
 #include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
 #include "error.hpp"
+#include "hf_iterable_dataset.hpp"
 #include "sampler.hpp"
 
 namespace accel {
@@ -44,6 +45,8 @@ struct DispatcherOptions {
   DispatcherMesh mesh = DispatcherMesh::Plain;
   // Rank 0's DataLoader's worker processes.
   DataLoaderWorkers workers;
+  // Iterable: rank 0's dataset is a datasets.IterableDataset (set_epoch reaches it; len() raises).
+  std::optional<HfIterableDataset> hf_dataset;
 };
 
 struct DispatchPass {

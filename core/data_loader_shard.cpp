@@ -11,6 +11,7 @@ namespace {
 
 const AttributeFailure kNoTotalBatchSize{PyErrorType::AttributeError,
                                          "'DataLoader' object has no attribute 'total_batch_size'"};
+const AttributeFailure kHfNoLen{PyErrorType::TypeError, "object of type 'IterableDataset' has no len()"};
 
 }  // namespace
 
@@ -25,14 +26,39 @@ DataLoaderShard::DataLoaderShard(MapLoaderOptions options)
 }
 
 DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(options) {
+  if (iterable_->hf_dataset) hf_lengths_ = hf_pass(0).second;
   if (iterable_->dataset_generator_seed) {
     dataset_ = std::make_shared<DatasetState>(DatasetState{TorchGenerator(*iterable_->dataset_generator_seed)});
   }
   (void)layout();
 }
 
+std::pair<SampleOrder, std::vector<std::int64_t>> DataLoaderShard::hf_pass(std::int64_t epoch) const {
+  HfIterableDataset ds = *iterable_->hf_dataset;
+  ds.set_epoch(epoch);
+  const DataLoaderWorkers& w = iterable_->workers;
+  if (!w.active()) {
+    std::vector<std::int64_t> ids = ds.stream();
+    const auto n = static_cast<std::int64_t>(ids.size());
+    return {SampleOrder::of(std::move(ids)), {n}};
+  }
+  std::vector<std::int64_t> ids, lengths;
+  for (std::int64_t k = 0; k < w.num_workers; ++k) {
+    const std::vector<std::int64_t> part = ds.stream(HfWorker{k, w.num_workers});
+    lengths.push_back(static_cast<std::int64_t>(part.size()));
+    ids.insert(ids.end(), part.begin(), part.end());
+  }
+  return {SampleOrder::of(std::move(ids)), std::move(lengths)};
+}
+
 ShardLayout DataLoaderShard::layout() const {
   if (map_) return BatchSamplerShard(map_->batch_sampler, sampler_->size(), map_->shard);
+  if (iterable_->hf_dataset) {
+    if (iterable_->workers.active()) {
+      return WorkerBatches(hf_lengths_, iterable_->shard, iterable_->sharded, iterable_->workers);
+    }
+    return IterableDatasetShard(hf_lengths_.at(0), iterable_->shard, iterable_->sharded);
+  }
   if (iterable_->workers.active()) {
     return WorkerBatches(iterable_->dataset_len, iterable_->shard, iterable_->sharded, iterable_->workers);
   }
@@ -58,6 +84,7 @@ DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) co
 Attribute<std::int64_t> DataLoaderShard::len() const {
   // A skipped iterable loader drops batches while iterating; its len() still counts them. Workers change
   // nothing: torch's len() of an iterable dataset never looks at them.
+  if (iterable_ && iterable_->hf_dataset) return kHfNoLen;
   if (iterable_) return iterable_shard().loader_len();
   const std::int64_t length = std::get<BatchSamplerShard>(layout()).size() - skip_.value_or(0);
   if (length < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
@@ -73,6 +100,7 @@ Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
 }
 
 Attribute<std::int64_t> DataLoaderShard::total_dataset_length() const {
+  if (iterable_ && iterable_->hf_dataset) return kHfNoLen;
   if (iterable_) return iterable_shard().size();
   return map_->sampler.dataset_len;
 }
@@ -131,6 +159,12 @@ SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators, bool r
     // Persistent workers keep one iterator, reset (no _base_seed draw) for every pass after the first.
     const bool persistent = map_->persistent_workers && std::exchange(persistent_iterator_, true);
     return reuses_iterator || persistent ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
+  }
+  if (iterable_->hf_dataset) {
+    // set_epoch(iteration) reaches the dataset; its epoch lives in shared memory, so persistent workers see it too.
+    auto [order, lengths] = hf_pass(iteration_);
+    hf_lengths_ = std::move(lengths);
+    return order;
   }
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);

@@ -20,6 +20,7 @@
 #include "communicator.hpp"
 #include "data_loader_workers.hpp"
 #include "draw_memo.hpp"
+#include "hf_iterable_dataset.hpp"
 #include "iterable_dataset_shard.hpp"
 #include "sample_order.hpp"
 #include "sampler.hpp"
@@ -72,6 +73,9 @@ struct IterableLoaderOptions {
   std::optional<std::uint64_t> dataset_generator_seed;
   TorchVersion torch_version = TorchVersion::v2_6;
   DataLoaderWorkers workers;
+  // The dataset is a datasets.IterableDataset (this rank's, as prepare handed it over): the loader calls its
+  // set_epoch with the iteration counter and reads what it yields, per worker; len() raises, as len(dataset) does.
+  std::optional<HfIterableDataset> hf_dataset;
 };
 
 class DataLoaderShard {
@@ -132,8 +136,12 @@ class DataLoaderShard {
   SampleOrder next_order(std::int64_t discarded_iterators, bool reuses_iterator);
   void synchronize(Communicator& comm);
 
+  // The datasets.IterableDataset's pass: its ids (the workers' streams one after another) and each stream's length.
+  std::pair<SampleOrder, std::vector<std::int64_t>> hf_pass(std::int64_t epoch) const;
+
   std::optional<MapLoaderOptions> map_;
   std::optional<IterableLoaderOptions> iterable_;
+  std::vector<std::int64_t> hf_lengths_;  // the current pass's stream lengths (per worker, or one)
   std::shared_ptr<Sampler> sampler_;
   std::shared_ptr<DatasetState> dataset_;
   std::shared_ptr<DrawMemo> memo_;

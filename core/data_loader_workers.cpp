@@ -92,6 +92,22 @@ std::vector<WorkerStream> streams_of(std::int64_t n, const DataLoaderWorkers& wo
   return streams;
 }
 
+std::vector<WorkerStream> consecutive_streams(const std::vector<std::int64_t>& lengths) {
+  std::vector<WorkerStream> streams;
+  std::int64_t begin = 0;
+  for (std::int64_t length : lengths) {
+    streams.push_back(WorkerStream{begin, 1, length});
+    begin += length;
+  }
+  return streams;
+}
+
+std::int64_t sum_of(const std::vector<std::int64_t>& values) {
+  std::int64_t total = 0;
+  for (std::int64_t v : values) total += v;
+  return total;
+}
+
 std::vector<IterableDatasetShard> shards_of(const std::vector<WorkerStream>& streams, IterableShardOptions shard,
                                             bool sharded) {
   std::vector<IterableDatasetShard> shards;
@@ -106,6 +122,14 @@ WorkerBatches::WorkerBatches(std::int64_t dataset_len, IterableShardOptions shar
     : dataset_len_(dataset_len),
       workers_(workers),
       streams_(streams_of(dataset_len, workers)),
+      shards_(shards_of(streams_, shard, sharded)),
+      round_robin_(counts_of(shards_)) {}
+
+WorkerBatches::WorkerBatches(const std::vector<std::int64_t>& stream_lengths, IterableShardOptions shard, bool sharded,
+                             DataLoaderWorkers workers)
+    : dataset_len_(sum_of(stream_lengths)),
+      workers_(workers),
+      streams_(consecutive_streams(stream_lengths)),
       shards_(shards_of(streams_, shard, sharded)),
       round_robin_(counts_of(shards_)) {}
 

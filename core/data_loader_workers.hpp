@@ -82,6 +82,10 @@ class WorkerBatches {
  public:
   // Raises what IterableDatasetShard's construction raises.
   WorkerBatches(std::int64_t dataset_len, IterableShardOptions shard, bool sharded, DataLoaderWorkers workers);
+  // Workers whose streams the dataset itself decides (a HuggingFace dataset hands each worker its shards): worker w
+  // yields stream_lengths[w] ids, laid out one worker after another in the pass's order.
+  WorkerBatches(const std::vector<std::int64_t>& stream_lengths, IterableShardOptions shard, bool sharded,
+                DataLoaderWorkers workers);
 
   std::int64_t num_batches() const noexcept { return round_robin_.size(); }
   WorkerBatch locate(std::int64_t j) const noexcept { return round_robin_.at(j); }

@@ -78,9 +78,12 @@ std::optional<DatasetsRelease> datasets_release(std::string_view version) noexce
 
 const char* datasets_version(DatasetsRelease release) noexcept {
   switch (release) {
-    case DatasetsRelease::v3_6: return "3.6";
-    case DatasetsRelease::v4_8: return "4.8";
-    case DatasetsRelease::v5_2: return "5.2";
+    case DatasetsRelease::v3_6:
+      return "3.6";
+    case DatasetsRelease::v4_8:
+      return "4.8";
+    case DatasetsRelease::v5_2:
+      return "5.2";
   }
   return "?";
 }
@@ -103,7 +106,8 @@ HfIterableDataset HfIterableDataset::shuffle(const HfShuffle& options) const {
   if (buffer_) fail(PyErrorType::ValueError, "shuffle: a second shuffle of the same dataset is not simulated");
   if (options.buffer_size < 1) fail(PyErrorType::ValueError, "shuffle: buffer_size must be >= 1");
   if (options.max_buffer_input_shards && !buffer_yields_half_a_permutation(release_)) {
-    fail(PyErrorType::TypeError, "IterableDataset.shuffle() got an unexpected keyword argument 'max_buffer_input_shards'");
+    fail(PyErrorType::TypeError,
+         "IterableDataset.shuffle() got an unexpected keyword argument 'max_buffer_input_shards'");
   }
   HfIterableDataset d = *this;
   const NumpyGenerator generator = NumpyGenerator::default_rng(options.seed);
@@ -111,6 +115,7 @@ HfIterableDataset HfIterableDataset::shuffle(const HfShuffle& options) const {
   const std::int64_t interleave =
       buffer_yields_half_a_permutation(release_) ? options.max_buffer_input_shards.value_or(10) : 1;
   d.buffer_ = Buffer{options.buffer_size, generator, std::max<std::int64_t>(1, interleave)};
+  d.shuffle_ = options;
   return d;
 }
 
@@ -155,7 +160,8 @@ std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> work
     // 3.6's _effective_generator: the shuffle's generator in epoch 0, then one seeded from it less the epoch
     // (wrapped into [0, 2^63)); it orders the shards (a copy) and drives the buffer.
     if (epoch_ > 0) {
-      std::int64_t seed = static_cast<std::int64_t>(NumpyGenerator(*generator).bounded_uint64(0x7FFFFFFFFFFFFFFFull)) - epoch_;
+      std::int64_t seed =
+          static_cast<std::int64_t>(NumpyGenerator(*generator).bounded_uint64(0x7FFFFFFFFFFFFFFFull)) - epoch_;
       if (seed < 0) seed = static_cast<std::int64_t>((std::uint64_t{1} << 63) + static_cast<std::uint64_t>(seed));
       generator = NumpyGenerator::default_rng(static_cast<std::uint64_t>(seed));
     }
@@ -215,7 +221,7 @@ std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> work
 }
 
 std::vector<std::int64_t> HfIterableDataset::buffer_shuffled(const std::vector<std::int64_t>& examples,
-                                                            NumpyGenerator rng) const {
+                                                             NumpyGenerator rng) const {
   const auto size = static_cast<std::size_t>(buffer_->size);
   std::vector<std::int64_t> out, held;
   out.reserve(examples.size());

@@ -2,11 +2,11 @@
 // split_dataset_by_node, per piece of `.shard()` (Accelerate's path for a dataset with enough shards), per DataLoader
 // worker.
 //
-// Modelled on datasets 5.2, 4.8 and 3.6 (iterable_dataset.py, distributed.py, utils/sharding.py, read there and recorded:
-// golden/hf-streams/). The dataset is IterableDataset.from_generator(gen, gen_kwargs={"shards": [...]}), shard s
-// yielding its examples in order; an example's id is its position in the unshuffled concatenation of the shards.
-// The library keeps a pipeline of examples iterables, [BufferShuffled -> InterleavedShards ->] Examples(shard list),
-// and every operation is one of theirs (5.2's; the older releases' differences are the rules below):
+// Modelled on datasets 5.2, 4.8 and 3.6 (iterable_dataset.py, distributed.py, utils/sharding.py, read there and
+// recorded: golden/hf-streams/). The dataset is IterableDataset.from_generator(gen, gen_kwargs={"shards": [...]}),
+// shard s yielding its examples in order; an example's id is its position in the unshuffled concatenation of the
+// shards. The library keeps a pipeline of examples iterables, [BufferShuffled -> InterleavedShards ->] Examples(shard
+// list), and every operation is one of theirs (5.2's; the older releases' differences are the rules below):
 // - shuffle(seed, buffer_size, max_buffer_input_shards): permutes the shard list with default_rng(seed) (a copy), and
 //   wraps it in an interleave of up to max_buffer_input_shards contiguous shard groups and a shuffle buffer that
 //   permutes whatever it holds once it is full, yields all but buffer_size // 2 of it, and keeps the rest;
@@ -88,6 +88,7 @@ class HfIterableDataset {
   const std::vector<std::int64_t>& shard_sizes() const noexcept { return sizes_; }
   std::int64_t dataset_len() const noexcept { return total_; }
   bool is_shuffled() const noexcept { return buffer_.has_value(); }
+  const std::optional<HfShuffle>& shuffle_options() const noexcept { return shuffle_; }
   DatasetsRelease release() const noexcept { return release_; }
   // split_dataset_by_node's (rank, world_size), composed.
   std::optional<std::pair<std::int64_t, std::int64_t>> distributed() const noexcept { return distributed_; }
@@ -95,11 +96,14 @@ class HfIterableDataset {
   // The ids iter(dataset) yields in this epoch: in the main process (no worker), or in one DataLoader worker.
   std::vector<std::int64_t> stream(std::optional<HfWorker> worker = std::nullopt) const;
 
+  friend bool operator==(const HfIterableDataset&, const HfIterableDataset&) = default;
+
  private:
   struct Buffer {
     std::int64_t size = 0;
     NumpyGenerator generator;
     std::int64_t max_input_shards = 1;  // 1: no InterleavedShardsExamplesIterable
+    friend bool operator==(const Buffer&, const Buffer&) = default;
   };
   std::vector<std::int64_t> buffer_shuffled(const std::vector<std::int64_t>& examples, NumpyGenerator rng) const;
   HfIterableDataset() = default;
@@ -107,8 +111,9 @@ class HfIterableDataset {
   std::vector<std::int64_t> sizes_;    // every shard of the original dataset
   std::vector<std::int64_t> offsets_;  // id of each shard's first example
   std::int64_t total_ = 0;
-  std::vector<std::int64_t> shards_;   // the Examples iterable's gen_kwargs["shards"]: indices into sizes_
+  std::vector<std::int64_t> shards_;  // the Examples iterable's gen_kwargs["shards"]: indices into sizes_
   std::optional<Buffer> buffer_;
+  std::optional<HfShuffle> shuffle_;
   std::optional<std::pair<std::int64_t, std::int64_t>> distributed_;
   std::int64_t epoch_ = 0;
   DatasetsRelease release_ = DatasetsRelease::v5_2;

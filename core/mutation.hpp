@@ -47,6 +47,8 @@ enum class Mutation {
   StatefulInitialIteratorIgnored,    // the iterator a StatefulDataLoader builds at prepare (its _base_seed draw) is not
                                      // modelled
   WorkerStrideIgnored,               // a worker of a strided split reads consecutive positions, not every W-th
+  HfShardPathIgnored,                // a datasets.IterableDataset with enough shards is wrapped in IterableDatasetShard
+                                     // instead of taking Accelerate's .shard() path
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -85,7 +85,8 @@ NumpyGenerator NumpyGenerator::default_rng(std::uint64_t seed) {
   // the initial state, the last two the stream; pcg_setseq_128_srandom_r then steps twice around adding the state.
   const std::vector<std::uint32_t> w = seed_sequence_state(seed_entropy_words(seed), 8);
   std::uint64_t v[4];
-  for (int k = 0; k < 4; ++k) v[k] = static_cast<std::uint64_t>(w[2 * k]) | (static_cast<std::uint64_t>(w[2 * k + 1]) << 32);
+  for (int k = 0; k < 4; ++k)
+    v[k] = static_cast<std::uint64_t>(w[2 * k]) | (static_cast<std::uint64_t>(w[2 * k + 1]) << 32);
   NumpyGenerator g;
   const u128 inc = (join(v[2], v[3]) << 1) | 1u;
   g.inc_hi_ = static_cast<std::uint64_t>(inc >> 64);

@@ -86,6 +86,50 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
 
 }  // namespace
 
+const char* hf_dataset_path_name(HfDatasetPath path) noexcept {
+  switch (path) {
+    case HfDatasetPath::Shard:
+      return "shard";
+    case HfDatasetPath::IterableDatasetShard:
+      return "IterableDatasetShard";
+    case HfDatasetPath::Dispatched:
+      return "dispatched";
+    case HfDatasetPath::Unsharded:
+      return "unsharded";
+  }
+  return "?";
+}
+
+namespace {
+
+HfIterableDataset hf_user_dataset(const DataLoaderArgs& loader, std::int64_t rank, std::int64_t world_size) {
+  return loader.hf_split_by_node ? loader.hf_dataset->split_dataset_by_node(rank, world_size) : *loader.hf_dataset;
+}
+
+}  // namespace
+
+HfDatasetPath hf_dataset_path(const DataLoaderArgs& loader, const PrepareOptions& job_options) {
+  if (resolve_dispatch_batches(loader, job_options)) return HfDatasetPath::Dispatched;
+  const PrepareOptions options = loader_options(job_options);
+  if (options.num_processes == 1) return HfDatasetPath::Unsharded;
+  // n_shards of the dataset as the script hands it over: every rank's split has as many shards.
+  const HfIterableDataset user = hf_user_dataset(loader, 0, job_options.num_processes);
+  if (!options.split_batches && user.n_shards() >= options.num_processes && !mutant(Mutation::HfShardPathIgnored)) {
+    return HfDatasetPath::Shard;
+  }
+  return HfDatasetPath::IterableDatasetShard;
+}
+
+HfIterableDataset hf_rank_dataset(const DataLoaderArgs& loader, const PrepareOptions& job_options) {
+  // split_dataset_by_node takes the job's rank and size: the script calls it with its own process group's.
+  HfIterableDataset ds = hf_user_dataset(loader, job_options.process_index, job_options.num_processes);
+  if (hf_dataset_path(loader, job_options) == HfDatasetPath::Shard) {
+    const PrepareOptions options = loader_options(job_options);
+    ds = ds.shard(options.num_processes, options.process_index);
+  }
+  return ds;
+}
+
 PrepareOptions loader_options(const PrepareOptions& options) {
   if (!options.torch_device_mesh) return options;
   PrepareOptions out = options;
@@ -100,6 +144,14 @@ PrepareOptions loader_options(const PrepareOptions& options) {
 SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_options, std::int64_t pass,
                        bool before_any_prepared_pass) {
   const PrepareOptions options = loader_options(job_options);
+  if (loader.hf_dataset) {
+    // The rank's own stream in the main process (a datasets.IterableDataset orders itself, per rank).
+    HfIterableDataset ds = resolve_dispatch_batches(loader, job_options)
+                               ? hf_user_dataset(loader, 0, job_options.num_processes)
+                               : hf_rank_dataset(loader, job_options);
+    ds.set_epoch(pass);
+    return SampleOrder::of(ds.stream());
+  }
   if (loader.dataset_kind == DatasetKind::Iterable) {
     if (!loader.dataset_generator_seed) return SampleOrder::sequential(loader.dataset_len);
     TorchGenerator gen(*loader.dataset_generator_seed);
@@ -138,6 +190,8 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_o
 std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& job_options,
                                                     std::int64_t pass) {
   const PrepareOptions options = loader_options(job_options);
+  // A datasets.IterableDataset's ranks read streams of their own: no one order stands for the job.
+  if (loader.hf_dataset) return std::nullopt;
   // An iterable dataset's order is sequential or a fresh randperm(dataset_len): a permutation either way.
   if (loader.dataset_kind == DatasetKind::Iterable) return loader.dataset_len;
   PrepareOptions rank0 = options;
@@ -202,6 +256,8 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;
       d.workers = loader.workers;
+      // Only rank 0 iterates: its dataset, split for rank 0 when the script split it by node.
+      if (loader.hf_dataset) d.hf_dataset = hf_user_dataset(loader, 0, job_options.num_processes);
       return DataLoaderDispatcher(d);
     }
     if (loader.dataset_kind == DatasetKind::Iterable) {
@@ -213,6 +269,11 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       it.dataset_generator_seed = loader.dataset_generator_seed;
       it.torch_version = options.torch_version;
       it.workers = loader.workers;
+      if (loader.hf_dataset) {
+        it.hf_dataset = hf_rank_dataset(loader, job_options);
+        // .shard() replaces the IterableDatasetShard: the loader batches the rank's own dataset.
+        if (hf_dataset_path(loader, job_options) == HfDatasetPath::Shard) it.sharded = false;
+      }
       DataLoaderShard shard(it);
       shard.set_synchronize_generator(options.synchronize_generator);
       return shard;

@@ -16,6 +16,7 @@
 #include "data_loader_shard.hpp"
 #include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
+#include "hf_iterable_dataset.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
 #include "torch_seed.hpp"
@@ -42,6 +43,12 @@ struct DataLoaderArgs {
   // DataLoader(num_workers=..., persistent_workers=..., in_order=...), and how an iterable dataset splits its
   // stream by worker (core/data_loader_workers.hpp).
   DataLoaderWorkers workers;
+  // A HuggingFace datasets.IterableDataset (dataset_kind Iterable, dataset_len its examples): its shards, its
+  // shuffle and the epoch decide which ids each rank and worker reads (core/hf_iterable_dataset.hpp).
+  std::optional<HfIterableDataset> hf_dataset;
+  // The script called datasets.distributed.split_dataset_by_node(dataset, rank, num_processes) on every rank
+  // before prepare.
+  bool hf_split_by_node = false;
   friend bool operator==(const DataLoaderArgs&, const DataLoaderArgs&) = default;
 };
 
@@ -79,6 +86,18 @@ struct PrepareOptions {
 };
 
 using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
+
+// What prepare_data_loader does with a datasets.IterableDataset (Accelerate 1.15, data_loader.py): with several
+// processes and batches not dispatched, `dataset.shard(num_processes, process_index)` (whole contiguous shards per
+// rank, no padding) when the dataset has at least num_processes shards and batches are not split, otherwise an
+// IterableDatasetShard around it; a dispatcher's rank 0 reads it whole; a single process reads it as it is.
+enum class HfDatasetPath { Shard, IterableDatasetShard, Dispatched, Unsharded };
+const char* hf_dataset_path_name(HfDatasetPath path) noexcept;
+// Requires loader.hf_dataset.
+HfDatasetPath hf_dataset_path(const DataLoaderArgs& loader, const PrepareOptions& options);
+// The datasets.IterableDataset rank options.process_index's loader iterates: the user's, split by node for that
+// rank when the script did, then .shard() on that path (raising what it raises). Requires loader.hf_dataset.
+HfIterableDataset hf_rank_dataset(const DataLoaderArgs& loader, const PrepareOptions& options);
 
 // The options the loaders are built from: with a torch_device_mesh, num_processes and process_index as
 // prepare_data_loader rewrites them from it (the dispatcher alone keeps the job's); `options` itself otherwise.

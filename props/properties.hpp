@@ -49,5 +49,7 @@ void draws_before_prepare_leave_seeded_samplers_alone();
 void stateful_loader_draws_its_first_iterator_at_prepare();
 // 15. workers_props.cpp
 void worker_passes_are_the_round_robin_of_each_workers_shard();
+// 17. hf_props.cpp
+void hf_shard_path_reads_every_example_once();
 
 }  // namespace accel::props

@@ -39,6 +39,7 @@ ACCEL_PROP(GlobalDraws, AdvanceThePassesDrawnFromTheGlobalGenerator,
            draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
 ACCEL_PROP(GlobalDraws, LeaveSeededSamplersAlone, draws_before_prepare_leave_seeded_samplers_alone)
 ACCEL_PROP(Workers, PassesAreTheRoundRobinOfEachWorkersShard, worker_passes_are_the_round_robin_of_each_workers_shard)
+ACCEL_PROP(HfDatasets, ShardPathReadsEveryExampleOnce, hf_shard_path_reads_every_example_once)
 ACCEL_PROP(GlobalDraws, StatefulLoaderDrawsItsFirstIteratorAtPrepare,
            stateful_loader_draws_its_first_iterator_at_prepare)
 

@@ -125,6 +125,20 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
   } else {
     j["mesh"] = nullptr;
   }
+  if (r.hf_dataset) {
+    const analysis::HfDatasetReport& h = *r.hf_dataset;
+    j["hf_dataset"] = {{"datasets_version", h.datasets_version},
+                       {"num_shards", h.num_shards},
+                       {"n_shards", h.n_shards},
+                       {"shuffled", h.shuffled},
+                       {"split_by_node", h.split_by_node},
+                       {"path", h.path},
+                       {"path_text", h.path_text},
+                       {"shards_per_rank", h.shards_per_rank},
+                       {"examples_per_rank", h.examples_per_rank}};
+  } else {
+    j["hf_dataset"] = nullptr;
+  }
   j["dataset_len"] = r.dataset_len;
   j["dataset_kind"] = r.dataset_kind;
   j["order"] = r.order;

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "core/id_ranges.hpp"
 #include "core/randperm.hpp"
 #include "reports/text_table.hpp"
 #include "reports/warning_render.hpp"
@@ -66,6 +67,28 @@ std::string mesh_text(const analysis::MeshReport& m) {
   return os.str();
 }
 
+// The datasets.IterableDataset: its shards, the path prepare takes, and (the shard path) what each rank reads.
+std::string hf_dataset_text(const analysis::HfDatasetReport& h, const analysis::Scenario& first) {
+  std::ostringstream os;
+  os << "  datasets.IterableDataset: " << analysis::counted(h.num_shards, "shard") << " (datasets "
+     << h.datasets_version << " rules" << (h.shuffled ? ", shuffled" : "")
+     << (h.split_by_node ? ", split_dataset_by_node on every rank" : "") << "), n_shards " << h.n_shards
+     << " at prepare\n    path: " << h.path_text << "\n";
+  constexpr std::size_t kRanksShown = 8;
+  for (std::size_t r = 0; r < h.shards_per_rank.size() && r < kRanksShown; ++r) {
+    IdRanges shards(8);
+    for (std::int64_t s : h.shards_per_rank[r]) shards.add(s);
+    os << (r ? "; " : "    ") << "rank " << r << ": " << (h.shards_per_rank[r].size() == 1 ? "shard " : "shards ")
+       << format_id_ranges(shards) << ", " << h.examples_per_rank[r] << " examples";
+    if (!first.rejected && r < first.batches_per_rank.size())
+      os << ", " << analysis::counted(first.batches_per_rank[r], "step");
+  }
+  if (h.shards_per_rank.size() > kRanksShown)
+    os << "; ... (" << h.shards_per_rank.size() - kRanksShown << " more ranks)";
+  if (!h.shards_per_rank.empty()) os << "\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string render_terminal(const analysis::WhatIfReport& r) {
@@ -75,7 +98,8 @@ std::string render_terminal(const analysis::WhatIfReport& r) {
      << (r.mesh
              ? analysis::counted(r.mesh->world, "rank") + " (" + analysis::counted(r.num_processes, "data rank") + ")"
              : analysis::counted(r.num_processes, "rank"))
-     << ", " << analysis::counted(r.dataset_len, "sample") << " (" << r.dataset_kind << "-style, " << r.order << ")";
+     << ", " << analysis::counted(r.dataset_len, "sample") << " ("
+     << (r.hf_dataset ? std::string("datasets.IterableDataset") : r.dataset_kind + "-style") << ", " << r.order << ")";
   const analysis::Scenario& base = r.scenarios.front();
   os << ", batch_size " << base.config.loader.batch_size;
   os << ", torch " << r.torch_version << " shuffle order";
@@ -89,6 +113,7 @@ std::string render_terminal(const analysis::WhatIfReport& r) {
     for (const auto& i : r.launch->ignored) os << "    ignored: " << i << "\n";
   }
   if (r.mesh) os << mesh_text(*r.mesh);
+  if (r.hf_dataset) os << hf_dataset_text(*r.hf_dataset, r.scenarios.front());
   os << "\n";
   TextTable table({"option", "steps/epoch", "samples", "duplicated", "dropped", "waits in a collective"});
   for (const analysis::Scenario& s : r.scenarios) {

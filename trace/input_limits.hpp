@@ -18,6 +18,10 @@ constexpr std::int64_t kMaxTotalBatch = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxEpochs = 10000;
 // DataLoader(num_workers=...): every worker is a process of the user's machine.
 constexpr std::int64_t kMaxWorkers = 1024;
+// A datasets.IterableDataset's examples (the sum of shard_sizes): each pass of each rank holds its stream.
+constexpr std::int64_t kMaxHfExamples = std::int64_t{1} << 27;
+// Its shards (shard_sizes entries).
+constexpr std::int64_t kMaxHfShards = std::int64_t{1} << 20;
 // |set_epoch| entries: the sampler adds the epoch to a 64-bit seed.
 constexpr std::int64_t kMaxSetEpoch = std::int64_t{1} << 40;
 

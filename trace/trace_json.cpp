@@ -201,14 +201,75 @@ DataLoaderWorkers parse_workers(const Fields& f, const LoaderCase& lc) {
   return w;
 }
 
+// config.dataset_kind "hf-iterable": a HuggingFace datasets.IterableDataset.from_generator over shards of
+// shard_sizes (dataset_len is their sum), then hf_shuffle {seed, buffer_size, max_buffer_input_shards} and, with
+// split_by_node, split_dataset_by_node(rank, num_processes) on every rank, as datasets_version does them.
+void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
+  const Json* sizes = f.find("shard_sizes");
+  if (!sizes || !sizes->is_array() || sizes->empty()) {
+    fail("shard_sizes",
+         "is required with dataset_kind \"hf-iterable\": a non-empty list of shard sizes (integers >= 0)");
+  }
+  if (sizes->size() > static_cast<std::size_t>(kMaxHfShards)) {
+    fail("shard_sizes", "must have at most " + std::to_string(kMaxHfShards) + " shards (input limit)");
+  }
+  std::vector<std::int64_t> values;
+  std::int64_t total = 0;
+  for (const Json& v : *sizes) {
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxHfExamples) ||
+        v.get<std::int64_t>() < 0) {
+      fail("shard_sizes", "entries must be integers in [0, " + std::to_string(kMaxHfExamples) + "], got " + v.dump());
+    }
+    values.push_back(v.get<std::int64_t>());
+    total += values.back();
+    if (total > kMaxHfExamples) {
+      fail("shard_sizes", "must add up to at most " + std::to_string(kMaxHfExamples) + " examples (input limit)");
+    }
+  }
+  if (total != lc.loader.dataset_len) {
+    fail("dataset_len", "must be the sum of shard_sizes (" + std::to_string(total) + "), got " +
+                            std::to_string(lc.loader.dataset_len));
+  }
+  const std::string version = f.string_or("datasets_version", datasets_version(DatasetsRelease::v5_2));
+  const std::optional<DatasetsRelease> release = datasets_release(version);
+  if (!release) {
+    fail("datasets_version", std::string("must be a modelled datasets release (") + kDatasetsVersionsModelled +
+                                 "; each recorded in golden/hf-streams), got \"" + version + "\"");
+  }
+  HfIterableDataset ds = HfIterableDataset::from_shards(std::move(values), *release);
+  if (const Json* sh = f.find("hf_shuffle")) {
+    if (!sh->is_object()) fail("hf_shuffle", "must be null or an object {seed, buffer_size, max_buffer_input_shards}");
+    const Fields s(*sh, "hf_shuffle.");
+    const Json* seed = s.find("seed");
+    if (!seed || !seed->is_number_integer() || (!seed->is_number_unsigned() && seed->get<std::int64_t>() < 0)) {
+      s.fail_on("seed", "is required: a non-negative integer below 2^64 (numpy.random.default_rng's seed)");
+    }
+    HfShuffle options;
+    options.seed = seed->get<std::uint64_t>();
+    options.buffer_size = s.integer("buffer_size", 1000, 1, kMaxHfExamples);
+    options.max_buffer_input_shards = s.optional_integer("max_buffer_input_shards", 1, kMaxHfShards);
+    s.refuse_unread();
+    try {
+      ds = ds.shuffle(options);
+    } catch (const AccelerateError& e) {
+      fail("hf_shuffle", e.message());
+    }
+  }
+  lc.loader.hf_split_by_node = f.boolean("split_by_node", false);
+  lc.loader.hf_dataset = std::move(ds);
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
   lc.api = f.string_or("api", "prepare_data_loader");
   const std::string kind = f.string_or("dataset_kind", "map");
-  if (kind != "map" && kind != "iterable") fail("dataset_kind", "must be \"map\" or \"iterable\", got \"" + kind + "\"");
+  if (kind != "map" && kind != "iterable" && kind != "hf-iterable") {
+    fail("dataset_kind", "must be \"map\", \"iterable\" or \"hf-iterable\", got \"" + kind + "\"");
+  }
   lc.loader.dataset_kind = kind == "map" ? DatasetKind::Map : DatasetKind::Iterable;
   lc.loader.dataset_len = f.integer("dataset_len", std::nullopt, 0);
+  if (kind == "hf-iterable") parse_hf_dataset(f, lc);
   lc.loader.batch_size = f.integer("batch_size", 1, 1);
   lc.loader.drop_last = f.boolean("drop_last", false);
   lc.loader.shuffle = f.boolean("shuffle", false);
@@ -236,6 +297,15 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     lc.loader.dataset_generator_seed = f.seed("dataset_generator_seed").value_or(kDatasetGeneratorSeed);
   }
   lc.loader.workers = parse_workers(f, lc);
+  if (lc.loader.hf_dataset) {
+    if (lc.dataset_generator)
+      fail("dataset_generator", "applies to the recorder's own iterable datasets, not hf-iterable");
+    if (lc.loader.workers.split != WorkerSplit::None) {
+      fail("worker_split", "does not apply to hf-iterable: a datasets.IterableDataset gives each worker its shards");
+    }
+    if (lc.loader.workers.persistent_workers)
+      fail("persistent_workers", "with hf-iterable is not simulated (not recorded)");
+  }
   lc.seed_per_rank = f.boolean("seed_per_rank", false);
   if (const Json* rt = f.find("rng_types"); rt) {
     if (!rt->is_array()) fail("rng_types", "must be null or a list of \"generator\" / \"torch\"");
@@ -278,6 +348,12 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
          "at prepare, their IterableDatasetShard copies have no `epoch` yet, and a pass over them raises "
          "AttributeError in the worker (every pass with persistent_workers, the first one without)");
   }
+  if (lc.loader.hf_dataset && lc.prepare.torch_device_mesh) {
+    fail("dataset_kind", "\"hf-iterable\" with a device mesh is not simulated (not recorded)");
+  }
+  if (lc.loader.hf_dataset && lc.prepare.use_stateful_dataloader) {
+    fail("dataset_kind", "\"hf-iterable\" with use_stateful_dataloader is not simulated (not recorded)");
+  }
   // dispatch_batches=None is decided here, once (prepare_data_loader's rule: dispatch iterable datasets whose
   // batches go to the device), so the simulator, the what-if and the reports read one concrete value.
   lc.prepare.dispatch_batches = resolve_dispatch_batches(lc.loader, lc.prepare);
@@ -297,6 +373,9 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
   }
   for (LoaderRole role : lc.schedule) {
     if (role == LoaderRole::Skipped && !lc.skip_first_batches) fail("skip_first_batches", "is required when schedule has \"skipped\"");
+  }
+  if (lc.loader.hf_dataset && lc.skip_first_batches) {
+    fail("skip_first_batches", "with dataset_kind \"hf-iterable\" is not simulated (not recorded)");
   }
   if (const Json* s = f.find("set_epoch")) {
     if (!s->is_array()) fail("set_epoch", "must be null or a list of integers");
@@ -501,6 +580,7 @@ std::string family_of(const Json& config) {
   const bool skip = config.contains("skip_first_batches") && !config["skip_first_batches"].is_null();
   if (skip) return "skip";
   if (string_field(config, "dataset_kind", "map") == "iterable") return "iterable";
+  if (string_field(config, "dataset_kind", "map") == "hf-iterable") return "hf";
   if (config.contains("use_seedable_sampler") && config["use_seedable_sampler"] == true) return "seedable";
   return "map";
 }

@@ -115,6 +115,8 @@ def family_of(config):
         return "skip"
     if config.get("dataset_kind", "map") == "iterable":
         return "iterable"
+    if config.get("dataset_kind", "map") == "hf-iterable":
+        return "hf"
     if config.get("use_seedable_sampler") is True:
         return "seedable"
     return "map"
@@ -191,7 +193,39 @@ class GeneratorIterableDataset(IterableDataset):
             yield v.clone() if self.tensors else int(v)
 
 
+def hf_iterable_dataset(c, rank):
+    """A HuggingFace datasets.IterableDataset (config.dataset_kind "hf-iterable"), built locally: from_generator over
+    gen_kwargs {"shards": [...]}, shard s yielding {"id": ...} for the ids offset(s) .. offset(s) + size(s) - 1;
+    then config.hf_shuffle (IterableDataset.shuffle) and, with config.split_by_node, split_dataset_by_node(rank,
+    num_processes) as the script would call it on every rank before prepare."""
+    import datasets
+    from datasets.distributed import split_dataset_by_node
+    sizes = c["shard_sizes"]
+    offsets = [sum(sizes[:s]) for s in range(len(sizes))]
+
+    def gen(shards):
+        for s in shards:
+            for k in range(sizes[s]):
+                yield {"id": offsets[s] + k}
+
+    want = c.get("datasets_version")
+    if want is not None and not datasets.__version__.startswith(want + ".") and datasets.__version__ != want:
+        print(f"record: note: config.datasets_version is {want!r} but the reference runs datasets "
+              f"{datasets.__version__}", file=sys.stderr)
+    datasets.disable_progress_bars()
+    ds = datasets.IterableDataset.from_generator(gen, gen_kwargs={"shards": list(range(len(sizes)))})
+    sh = c.get("hf_shuffle")
+    if sh is not None:
+        extra = {"max_buffer_input_shards": sh["max_buffer_input_shards"]} if "max_buffer_input_shards" in sh else {}
+        ds = ds.shuffle(seed=sh["seed"], buffer_size=sh["buffer_size"], **extra)
+    if c.get("split_by_node"):
+        ds = split_dataset_by_node(ds, rank=rank, world_size=c["num_processes"])
+    return ds
+
+
 def batch_ids(batch):
+    if isinstance(batch, dict):  # a datasets example batch: its "id" column
+        batch = batch["id"]
     if isinstance(batch, torch.Tensor):
         return [int(x) for x in batch.reshape(-1).tolist()]
     return [int(x) for x in batch]
@@ -206,8 +240,8 @@ def check_loader_config(c):
     for k in required:
         if not isinstance(c.get(k), int) or isinstance(c.get(k), bool):
             raise BadInput(f"config.{k}: is required (an integer)")
-    if c.get("dataset_kind", "map") not in ("map", "iterable"):
-        raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable"):
+        raise BadInput('config.dataset_kind: must be "map", "iterable" or "hf-iterable"')
     mesh = c.get("device_mesh")
     if mesh is not None:
         if not isinstance(mesh, list) or not mesh or any(
@@ -285,6 +319,9 @@ def build_user_dataloader(c, tensors, rank=0):
             torch.manual_seed(c["torch_manual_seed"] + (rank if c.get("seed_per_rank") else 0))
         except (RuntimeError, ValueError) as exc:  # 1.13 raises RuntimeError, torch 2 ValueError
             raise SeedRefused(exc)
+    if c.get("dataset_kind", "map") == "hf-iterable":
+        return DataLoader(hf_iterable_dataset(c, rank), batch_size=c["batch_size"], drop_last=c.get("drop_last", False),
+                          **workers)
     if c.get("dataset_kind", "map") == "iterable":
         split = c.get("worker_split", "none")
         ds = (GeneratorIterableDataset(n, tensors, split) if c.get("dataset_generator")
@@ -795,7 +832,8 @@ ACCELERATOR_CONFIG_KEYS = ("api", "dataset_kind", "dataset_len", "batch_size", "
                            "skip_first_batches", "set_seed", "set_seed_device_specific", "accelerator",
                            "multiprocess", "torch_version", "model_before_prepare", "global_rng_draws",
                            "global_rng_state", "num_workers", "worker_split", "persistent_workers",
-                           "prefetch_factor", "in_order")
+                           "prefetch_factor", "in_order", "shard_sizes", "hf_shuffle", "split_by_node",
+                           "datasets_version")
 # config.accelerator keys that are Accelerator(...) arguments; the others are DataLoaderConfiguration fields.
 ACCELERATOR_KWARGS = ("device_placement", "rng_types")
 DATALOADER_CONFIGURATION_FIELDS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",
@@ -815,8 +853,8 @@ def check_accelerator_config(c):
             raise BadInput(f"config.{k}: is required (an integer)")
     if c["num_processes"] < 1:
         raise BadInput("config.num_processes: must be at least 1")
-    if c.get("dataset_kind", "map") not in ("map", "iterable"):
-        raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable"):
+        raise BadInput('config.dataset_kind: must be "map", "iterable" or "hf-iterable"')
     for k in ("drop_last", "shuffle", "dataset_generator", "set_seed_device_specific", "multiprocess"):
         if k in c and not isinstance(c[k], bool):
             raise BadInput(f"config.{k}: must be true or false")
@@ -1068,7 +1106,8 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             # Dispatch and rng synchronisation need real collectives: a gloo group of processes.
             dispatch = config.get("dispatch_batches")
             if dispatch is None:
-                dispatch = bool(config.get("put_on_device")) and config.get("dataset_kind", "map") == "iterable"
+                dispatch = bool(config.get("put_on_device")) and config.get("dataset_kind", "map") in (
+                    "iterable", "hf-iterable")
             if config.get("multiprocess") or dispatch or config.get("rng_types"):
                 error, ranks = record_loader_multi(config, hang_timeout)
             else:

@@ -48,7 +48,65 @@ def _fresh_generator_state(torch: Any, g: Any) -> bool:
     return bool(torch.equal(fresh.get_state(), g.get_state()))
 
 
-def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any]) -> None:
+MODELLED_DATASETS = ("3.6", "4.8", "5.2")
+
+
+def _is_hf_iterable(dataset: Any) -> bool:
+    """A HuggingFace datasets.IterableDataset (told by its class, so that `datasets` is never imported here)."""
+    return any(c.__module__.startswith("datasets.") and c.__name__ == "IterableDataset" for c in type(dataset).__mro__)
+
+
+def _hf_iterable_options(dataset: Any, opts: Dict[str, Any], overrides: Dict[str, Any]) -> None:
+    """What a datasets.IterableDataset tells of itself: its shards, its shuffle buffer, its split by node, the release.
+    Its shards' sizes and its shuffle seed it does not keep: they come from ``shard_sizes=`` (or ``dataset_len=``
+    spread evenly) and ``hf_shuffle=SEED``."""
+    import datasets
+
+    version = ".".join(datasets.__version__.split(".")[:2])
+    if version not in MODELLED_DATASETS:
+        raise NotModelled(f"datasets {datasets.__version__} is not modelled (accel-sim models the recorded releases "
+                          f"{', '.join(MODELLED_DATASETS)}); pass datasets_version= with the nearest one to try")
+    opts["dataset"] = "hf-iterable"
+    opts["datasets_version"] = version
+    ex = dataset._ex_iterable
+    num_shards = int(ex.num_shards)
+    buffer = None
+    node = ex
+    while node is not None:
+        name = type(node).__name__
+        if name == "BufferShuffledExamplesIterable":
+            buffer = node
+        elif name == "InterleavedShardsExamplesIterable":
+            opts.setdefault("max_buffer_input_shards", int(node.max_input_shards))
+        elif name not in ("ExamplesIterable", "ShuffledDataSourcesExamplesIterable"):
+            raise NotModelled(f"a datasets.IterableDataset with {name} in its pipeline (map, filter, skip, take, "
+                              "interleave_datasets, arrow formatting, ...) is not modelled: only "
+                              "IterableDataset.from_generator over shards, optionally shuffled once")
+        node = getattr(node, "ex_iterable", None)
+    if buffer is not None:
+        if "hf_shuffle" not in overrides:
+            raise NotModelled("the datasets.IterableDataset is shuffled, and numpy's generator does not keep its seed: "
+                              "pass hf_shuffle=SEED (the seed given to IterableDataset.shuffle)")
+        opts["buffer_size"] = int(buffer.buffer_size)
+    if version != "5.2":
+        opts.pop("max_buffer_input_shards", None)
+    dist = getattr(dataset, "_distributed", None)
+    if dist is not None:
+        # split_dataset_by_node(ds, rank, world_size) on every rank: the world is the job's.
+        opts["split_by_node"] = True
+        opts["_split_world"] = int(dist.world_size)
+    if "shard_sizes" not in overrides:
+        if overrides.get("dataset_len") is None:
+            raise NotModelled(f"a streamed datasets.IterableDataset does not know its {num_shards} shards' sizes: pass "
+                              "shard_sizes=[...] (examples per shard, in order) or dataset_len=N (spread evenly)")
+        opts["num_shards"] = num_shards
+    elif len(overrides["shard_sizes"]) != num_shards:
+        raise ConfigError(f"shard_sizes: has {len(overrides['shard_sizes'])} entries, the dataset {num_shards} shards")
+    else:
+        opts["dataset_len"] = sum(overrides["shard_sizes"])
+
+
+def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any], overrides: Dict[str, Any]) -> None:
     from torch.utils.data import BatchSampler, IterableDataset, RandomSampler, SequentialSampler
 
     dataset = dl.dataset
@@ -58,6 +116,8 @@ def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any]) -> None:
         opts["dataset_len"] = len(dataset)
     except TypeError:
         opts["dataset_len"] = None  # the caller's dataset_len override is then required
+    if _is_hf_iterable(dataset):
+        _hf_iterable_options(dataset, opts, overrides)
     if dl.num_workers > 0:
         if getattr(dl, "in_order", True) is False:
             raise NotModelled("DataLoader(in_order=False) yields each batch as its worker delivers it: the order "
@@ -175,7 +235,7 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
     if not isinstance(dataloader, DataLoader):
         raise NotModelled(f"{cls.__module__}.{cls.__qualname__} is not a torch.utils.data.DataLoader")
     opts: Dict[str, Any] = {}
-    _loader_options(torch, dataloader, opts)
+    _loader_options(torch, dataloader, opts, overrides)
     if accelerator is not None:
         _accelerator_options(accelerator, opts)
     else:
@@ -187,6 +247,12 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
     if num_processes is not None:
         opts["num_processes"] = num_processes
     opts["torch_version"] = torch_version_option(torch.__version__)
+    split_world = opts.pop("_split_world", None)
+    if split_world is not None:
+        if opts.get("num_processes", split_world) != split_world:
+            raise NotModelled(f"the dataset was split by node for {split_world} processes, the job has "
+                              f"{opts['num_processes']}: accel-sim models split_dataset_by_node(ds, rank, num_processes)")
+        opts["num_processes"] = split_world
     if opts.get("dataset") == "iterable" and opts.get("num_workers") and "worker_split" not in overrides:
         # Whether the dataset's __iter__ uses get_worker_info() is in its code, which accel-sim does not read.
         warnings.warn(f"accel_sim.from_dataloader: num_workers={opts['num_workers']} over an IterableDataset: "

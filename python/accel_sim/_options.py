@@ -41,7 +41,7 @@ OPTIONS: Dict[str, _Spec] = {
     "config_file": ("path", "--config-file", ""),  # what `accelerate config` wrote
     # The user's DataLoader and dataset.
     "dataset_len": ("int", "--dataset-len", ""),
-    "dataset": ("str", "--dataset", ""),  # "map" or "iterable"
+    "dataset": ("str", "--dataset", ""),  # "map", "iterable" or "hf-iterable"
     "batch_size": ("int", "--batch_size", ""),
     "drop_last": ("on", "--drop_last", ""),
     "shuffle": ("on", "--shuffle", ""),
@@ -52,6 +52,14 @@ OPTIONS: Dict[str, _Spec] = {
     "num_workers": ("int", "--num-workers", ""),
     "worker_split": ("str", "--worker-split", ""),  # "none", "strided" or "contiguous": the dataset's get_worker_info()
     "persistent_workers": ("on", "--persistent-workers", ""),
+    # dataset="hf-iterable": a HuggingFace datasets.IterableDataset of shards.
+    "shard_sizes": ("ints", "--shard-sizes", ""),
+    "num_shards": ("int", "--num-shards", ""),
+    "hf_shuffle": ("int", "--hf-shuffle", ""),  # IterableDataset.shuffle(seed=...)
+    "buffer_size": ("int", "--buffer-size", ""),
+    "max_buffer_input_shards": ("int", "--max-buffer-input-shards", ""),
+    "split_by_node": ("on", "--split-by-node", ""),  # split_dataset_by_node(ds, rank, world_size) before prepare
+    "datasets_version": ("str", "--datasets-version", ""),  # "3.6", "4.8" or "5.2"
     # Seeds and passes.
     "set_seed": ("seed", "--set-seed", ""),
     "set_seed_device_specific": ("on", "--set-seed-device-specific", ""),

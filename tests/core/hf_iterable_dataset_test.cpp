@@ -47,7 +47,8 @@ HfIterableDataset build(const Json& c, DatasetsRelease release) {
   if (c.contains("shuffle")) {
     const Json& sh = c["shuffle"];
     HfShuffle options{sh.at("seed").get<std::uint64_t>(), sh.at("buffer_size").get<std::int64_t>(), std::nullopt};
-    if (sh.contains("max_buffer_input_shards")) options.max_buffer_input_shards = sh["max_buffer_input_shards"].get<std::int64_t>();
+    if (sh.contains("max_buffer_input_shards"))
+      options.max_buffer_input_shards = sh["max_buffer_input_shards"].get<std::int64_t>();
     ds = ds.shuffle(options);
   }
   for (const Json& node : c.value("split_by_node", Json::array())) {
@@ -110,7 +111,8 @@ TEST(NumpyGenerator, MatchesNumpysOwnDraws) {
   for (const Json& v : vectors) {
     const auto seed = v.at("seed").get<std::uint64_t>();
     SCOPED_TRACE("seed " + std::to_string(seed));
-    EXPECT_EQ(seed_sequence_state(seed_entropy_words(seed), 8), v.at("seed_sequence_state").get<std::vector<std::uint32_t>>());
+    EXPECT_EQ(seed_sequence_state(seed_entropy_words(seed), 8),
+              v.at("seed_sequence_state").get<std::vector<std::uint32_t>>());
     NumpyGenerator raw = NumpyGenerator::default_rng(seed);
     for (const Json& word : v.at("random_raw")) EXPECT_EQ(raw.next_uint64(), word.get<std::uint64_t>());
 
@@ -151,16 +153,17 @@ TEST(NumpyGenerator, ThirtyTwoBitDrawsUseBothHalvesOfOneWord) {
 TEST(HfIterableDataset, EveryExampleOnceWhateverTheShuffleAndEpoch) {
   const std::vector<std::int64_t> sizes{5, 3, 7, 2, 4, 6, 1, 3, 8, 2};
   for (DatasetsRelease release : {DatasetsRelease::v3_6, DatasetsRelease::v4_8, DatasetsRelease::v5_2}) {
-  for (std::int64_t epoch : {0, 1, 5}) {
-    for (std::int64_t buffer : {1, 3, 4, 1000}) {
-      HfIterableDataset ds = HfIterableDataset::from_shards(sizes, release).shuffle(HfShuffle{9, buffer, std::nullopt});
-      ds.set_epoch(epoch);
-      std::vector<std::int64_t> s = ds.stream();
-      std::sort(s.begin(), s.end());
-      ASSERT_EQ(static_cast<std::int64_t>(s.size()), ds.dataset_len());
-      for (std::int64_t i = 0; i < ds.dataset_len(); ++i) EXPECT_EQ(s[static_cast<std::size_t>(i)], i);
+    for (std::int64_t epoch : {0, 1, 5}) {
+      for (std::int64_t buffer : {1, 3, 4, 1000}) {
+        HfIterableDataset ds =
+            HfIterableDataset::from_shards(sizes, release).shuffle(HfShuffle{9, buffer, std::nullopt});
+        ds.set_epoch(epoch);
+        std::vector<std::int64_t> s = ds.stream();
+        std::sort(s.begin(), s.end());
+        ASSERT_EQ(static_cast<std::int64_t>(s.size()), ds.dataset_len());
+        for (std::int64_t i = 0; i < ds.dataset_len(); ++i) EXPECT_EQ(s[static_cast<std::size_t>(i)], i);
+      }
     }
-  }
   }
 }
 
@@ -175,7 +178,8 @@ TEST(HfIterableDataset, ShardPastTheShardsRaisesIndexError) {
   EXPECT_THROW(HfIterableDataset::from_shards({}), AccelerateError);
   EXPECT_THROW(ds.split_dataset_by_node(2, 2), AccelerateError);
   EXPECT_THROW(ds.shuffle(HfShuffle{1, 4, 10}).shuffle(HfShuffle{1, 4, 10}), AccelerateError);
-  EXPECT_THROW(HfIterableDataset::from_shards({3, 4}, DatasetsRelease::v4_8).shuffle(HfShuffle{1, 4, 2}), AccelerateError);
+  EXPECT_THROW(HfIterableDataset::from_shards({3, 4}, DatasetsRelease::v4_8).shuffle(HfShuffle{1, 4, 2}),
+               AccelerateError);
 }
 
 TEST(HfIterableDataset, NodeSplitIsByShardsOnlyWhenTheyDivide) {

@@ -135,3 +135,71 @@ TEST(PermutationPassLength, RaisesWhatTheDrawRaises) {
 
 }  // namespace
 }  // namespace accel
+
+namespace accel {
+namespace {
+
+// A datasets.IterableDataset of `sizes` shards, as prepare_data_loader's caller hands it over.
+DataLoaderArgs hf_loader(std::vector<std::int64_t> sizes, std::int64_t batch_size) {
+  DataLoaderArgs dl;
+  dl.dataset_kind = DatasetKind::Iterable;
+  dl.hf_dataset = HfIterableDataset::from_shards(std::move(sizes));
+  dl.dataset_len = dl.hf_dataset->dataset_len();
+  dl.batch_size = batch_size;
+  return dl;
+}
+
+PrepareOptions ranks(std::int64_t n, std::int64_t rank = 0) {
+  PrepareOptions po;
+  po.num_processes = n;
+  po.process_index = rank;
+  po.dispatch_batches = false;
+  return po;
+}
+
+TEST(HfDatasetPath, ShardsWhenThereAreEnoughShardsAndBatchesAreNeitherSplitNorDispatched) {
+  const DataLoaderArgs ten = hf_loader({5, 3, 7, 2, 4, 6, 1, 3, 8, 2}, 2);
+  EXPECT_EQ(hf_dataset_path(ten, ranks(4)), HfDatasetPath::Shard);
+  EXPECT_EQ(hf_dataset_path(ten, ranks(10)), HfDatasetPath::Shard);
+  EXPECT_EQ(hf_dataset_path(ten, ranks(11)), HfDatasetPath::IterableDatasetShard);
+  EXPECT_EQ(hf_dataset_path(ten, ranks(1)), HfDatasetPath::Unsharded);
+  PrepareOptions split = ranks(2);
+  split.split_batches = true;
+  EXPECT_EQ(hf_dataset_path(ten, split), HfDatasetPath::IterableDatasetShard);
+  PrepareOptions dispatch = ranks(2);
+  dispatch.dispatch_batches = true;
+  dispatch.put_on_device = true;
+  EXPECT_EQ(hf_dataset_path(ten, dispatch), HfDatasetPath::Dispatched);
+}
+
+TEST(HfDatasetPath, ASplitByNodeCountsTheShardsEachNodeKeeps) {
+  // 8 shards split over 4 nodes by shards: 2 each, fewer than the 4 processes, so IterableDatasetShard slices them
+  // again; 6 shards do not divide by 4, so every node keeps all 6 (split by examples) and Accelerate shards them.
+  DataLoaderArgs eight = hf_loader({1, 1, 1, 1, 1, 1, 1, 1}, 1);
+  eight.hf_split_by_node = true;
+  EXPECT_EQ(hf_dataset_path(eight, ranks(4)), HfDatasetPath::IterableDatasetShard);
+  DataLoaderArgs six = hf_loader({1, 1, 1, 1, 1, 1}, 1);
+  six.hf_split_by_node = true;
+  EXPECT_EQ(hf_dataset_path(six, ranks(4)), HfDatasetPath::Shard);
+}
+
+TEST(HfDatasetPath, TheShardPathGivesEachRankWholeShardsAndLenRaises) {
+  const DataLoaderArgs ten = hf_loader({5, 3, 7, 2, 4, 6, 1, 3, 8, 2}, 2);
+  const std::vector<std::int64_t> steps{8, 6, 2, 5};  // 15, 12, 4 and 10 examples in batches of 2
+  for (std::int64_t r = 0; r < 4; ++r) {
+    auto loader = std::get<DataLoaderShard>(prepare_data_loader(ten, ranks(4, r)));
+    EXPECT_FALSE(loader.len().ok());
+    EXPECT_FALSE(loader.total_dataset_length().ok());
+    EXPECT_EQ(loader.total_batch_size().value(), 2);
+    const LoaderPass pass = loader.iterate();
+    EXPECT_EQ(pass.num_batches(), steps[static_cast<std::size_t>(r)]) << "rank " << r;
+    EXPECT_EQ(pass.remainder, -1);
+  }
+  auto rank2 = std::get<DataLoaderShard>(prepare_data_loader(ten, ranks(4, 2)));
+  const LoaderPass pass = rank2.iterate();
+  EXPECT_EQ(pass.batch(0), (Batch{27, 28}));  // shards 6 and 7 hold ids 27-30
+  EXPECT_EQ(pass.batch(1), (Batch{29, 30}));
+}
+
+}  // namespace
+}  // namespace accel
