@@ -56,10 +56,15 @@ void tell(const Progress& progress, const std::string& line) {
 bool workers_interleave(const DataLoaderArgs& loader) {
   return loader.dataset_kind == DatasetKind::Iterable && loader.workers.active();
 }
-bool own_streams(const DataLoaderArgs& loader) { return workers_interleave(loader) || loader.hf_dataset.has_value(); }
+// A shuffled map-style datasets.Dataset maps every index to another example: replayed, so every id shown is the
+// example's, not the sampler's index.
+bool own_streams(const DataLoaderArgs& loader) {
+  return workers_interleave(loader) || loader.hf_dataset.has_value() || loader.hf_map_shuffle_seed.has_value();
+}
 std::string own_streams_reason(const DataLoaderArgs& loader) {
-  return loader.hf_dataset ? "a datasets.IterableDataset gives every rank and worker its own shards"
-                           : "DataLoader workers each yield their own stream";
+  return loader.hf_dataset             ? "a datasets.IterableDataset gives every rank and worker its own shards"
+         : loader.hf_map_shuffle_seed ? "a shuffled datasets.Dataset reads example permutation[i] for index i"
+                                      : "DataLoader workers each yield their own stream";
 }
 
 bool draws_randperm(const DataLoaderArgs& loader) {
@@ -1009,7 +1014,10 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
                                                                   : "iterable";
   if (c.loader.hf_dataset) report.hf_dataset = hf_dataset_report(c);
   report.torch_version = c.prepare.torch_version == TorchVersion::v1_13 ? "1.13" : "2.6";
-  if (c.loader.hf_dataset) {
+  if (c.loader.hf_map_shuffle_seed) {
+    report.order = "datasets.Dataset.shuffle(seed=" + std::to_string(*c.loader.hf_map_shuffle_seed) + ") read " +
+                   (c.loader.shuffle ? "by a RandomSampler" : "in index order");
+  } else if (c.loader.hf_dataset) {
     const HfIterableDataset& ds = *c.loader.hf_dataset;
     const bool epochs_permute = epoch_permutes_every_shard_list(ds.release());
     if (const auto& sh = ds.shuffle_options()) {

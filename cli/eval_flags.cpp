@@ -15,8 +15,8 @@ void EvalFlags::add_to(CLI::App& app, bool with_switch) {
 }
 
 trace::MetricsCase EvalFlags::metrics_case(const trace::LoaderCase& loader) const {
-  if (loader.loader.hf_dataset) {
-    throw trace::ConfigError("--eval: gather_for_metrics over --dataset hf-iterable is not simulated (not recorded)");
+  if (loader.loader.hf_dataset || loader.loader.hf_map_shuffle_seed) {
+    throw trace::ConfigError("--eval: gather_for_metrics over a HuggingFace dataset (--dataset hf-iterable / hf-map) is not simulated (not recorded)");
   }
   trace::MetricsCase m;
   m.loader = loader;

@@ -84,9 +84,10 @@ void LoaderFlags::add_to(CLI::App& app) {
       ->capture_default_str()
       ->group(kPasses);
   app.add_option("--dataset", dataset,
-                 "map (map-style, the default), iterable (an IterableDataset) or hf-iterable (a HuggingFace "
-                 "datasets.IterableDataset of shards: --num-shards / --shard-sizes)")
-      ->check(CLI::IsMember({"map", "iterable", "hf-iterable"}))
+                 "map (map-style, the default), iterable (an IterableDataset), hf-iterable (a HuggingFace "
+                 "datasets.IterableDataset of shards: --num-shards / --shard-sizes) or hf-map (a datasets.Dataset, "
+                 "shuffled with --hf-shuffle SEED)")
+      ->check(CLI::IsMember({"map", "iterable", "hf-iterable", "hf-map"}))
       ->capture_default_str()
       ->group(kDataLoader);
   app.add_flag("--dispatch-batches,--dispatch_batches", dispatch_on,
@@ -218,6 +219,19 @@ std::vector<std::pair<std::string, std::int64_t>> name_sizes(const std::string& 
 }  // namespace
 
 void LoaderFlags::hf_dataset_json(Json& c) const {
+  if (dataset == "hf-map") {
+    const char* stream_flag = !shard_sizes.empty() ? "--shard-sizes" : num_shards ? "--num-shards" : buffer_size ? "--buffer-size"
+                              : max_buffer_input_shards ? "--max-buffer-input-shards" : split_by_node ? "--split-by-node"
+                                                                                                       : nullptr;
+    if (stream_flag) throw ConfigError(std::string(stream_flag) + ": needs --dataset hf-iterable (a stream of shards)");
+    if (hf_shuffle) {
+      const auto seed = trace::read_decimal_integer(*hf_shuffle, 0);
+      if (!seed.value) throw ConfigError("--hf-shuffle: '" + *hf_shuffle + "' " + seed.problem);
+      c["hf_shuffle"] = {{"seed", *seed.value}};
+    }
+    c["datasets_version"] = datasets_version;
+    return;
+  }
   const bool hf = dataset == "hf-iterable";
   const char* given = !shard_sizes.empty()      ? "--shard-sizes"
                       : num_shards              ? "--num-shards"

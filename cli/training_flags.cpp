@@ -101,8 +101,9 @@ Json TrainingFlags::schedule() const {
 }
 
 Json TrainingFlags::config(const Json& loader) const {
-  if (loader.value("dataset_kind", std::string()) == "hf-iterable") {
-    throw ConfigError("--scheduler: the training loop over --dataset hf-iterable is not simulated (not recorded)");
+  if (loader.value("dataset_kind", std::string()).rfind("hf-", 0) == 0) {
+    throw ConfigError("--scheduler: the training loop over a HuggingFace dataset (--dataset hf-iterable / hf-map) is "
+                      "not simulated (not recorded)");
   }
   // An Accelerator's options sit in config.accelerator; prepare_data_loader's at the top level.
   const Json& options = loader.contains("accelerator") ? loader["accelerator"] : loader;

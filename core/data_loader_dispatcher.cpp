@@ -52,6 +52,7 @@ class DataLoaderDispatcher::BaseIterator {
                : owner_.options_.iterable ? iterable_order()
                : reuses_                  ? owner_.shared_->sampler.iterate()
                                           : owner_.shared_->sampler.iterate_in_loader();
+      if (owner_.options_.index_map) order_ = order_->through(*owner_.options_.index_map);
       index_ = owner_.skip_underlying_;
       const std::int64_t m = order_->size(), b = owner_.options_.batch_size;
       count_ = owner_.options_.drop_last ? m / b : (m + b - 1) / b;
@@ -81,14 +82,9 @@ class DataLoaderDispatcher::BaseIterator {
   SampleOrder hf_order(std::vector<std::int64_t>& lengths) {
     HfIterableDataset ds = *owner_.options_.hf_dataset;
     ds.set_epoch(owner_.iteration_);
-    const DataLoaderWorkers& w = owner_.options_.workers;
-    std::vector<std::int64_t> ids;
-    for (std::int64_t k = 0; k < std::max<std::int64_t>(1, w.num_workers); ++k) {
-      const std::vector<std::int64_t> part = w.active() ? ds.stream(HfWorker{k, w.num_workers}) : ds.stream();
-      lengths.push_back(static_cast<std::int64_t>(part.size()));
-      ids.insert(ids.end(), part.begin(), part.end());
-    }
-    return SampleOrder::of(std::move(ids));
+    HfIterableDataset::LoaderPass pass = ds.loader_pass(owner_.options_.workers.num_workers);
+    lengths = std::move(pass.lengths);
+    return SampleOrder::of(std::move(pass.ids));
   }
 
   SampleOrder iterable_order() {

@@ -47,6 +47,8 @@ struct DispatcherOptions {
   DataLoaderWorkers workers;
   // Iterable: rank 0's dataset is a datasets.IterableDataset (set_epoch reaches it; len() raises).
   std::optional<HfIterableDataset> hf_dataset;
+  // Map-style: the dataset maps the sampler's index to an example (a shuffled datasets.Dataset).
+  std::shared_ptr<const std::vector<std::int64_t>> index_map;
 };
 
 struct DispatchPass {

@@ -36,19 +36,8 @@ DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(opti
 std::pair<SampleOrder, std::vector<std::int64_t>> DataLoaderShard::hf_pass(std::int64_t epoch) const {
   HfIterableDataset ds = *iterable_->hf_dataset;
   ds.set_epoch(epoch);
-  const DataLoaderWorkers& w = iterable_->workers;
-  if (!w.active()) {
-    std::vector<std::int64_t> ids = ds.stream();
-    const auto n = static_cast<std::int64_t>(ids.size());
-    return {SampleOrder::of(std::move(ids)), {n}};
-  }
-  std::vector<std::int64_t> ids, lengths;
-  for (std::int64_t k = 0; k < w.num_workers; ++k) {
-    const std::vector<std::int64_t> part = ds.stream(HfWorker{k, w.num_workers});
-    lengths.push_back(static_cast<std::int64_t>(part.size()));
-    ids.insert(ids.end(), part.begin(), part.end());
-  }
-  return {SampleOrder::of(std::move(ids)), std::move(lengths)};
+  HfIterableDataset::LoaderPass pass = ds.loader_pass(iterable_->workers.num_workers);
+  return {SampleOrder::of(std::move(pass.ids)), std::move(pass.lengths)};
 }
 
 ShardLayout DataLoaderShard::layout() const {
@@ -158,7 +147,9 @@ SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators, bool r
   if (map_) {
     // Persistent workers keep one iterator, reset (no _base_seed draw) for every pass after the first.
     const bool persistent = map_->persistent_workers && std::exchange(persistent_iterator_, true);
-    return reuses_iterator || persistent ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
+    SampleOrder order =
+        reuses_iterator || persistent ? sampler_->iterate() : sampler_->iterate_in_loader(discarded_iterators);
+    return map_->index_map ? order.through(*map_->index_map) : order;
   }
   if (iterable_->hf_dataset) {
     // set_epoch(iteration) reaches the dataset; its epoch lives in shared memory, so persistent workers see it too.

@@ -62,6 +62,8 @@ struct MapLoaderOptions {
   bool stateful = false;
   // persistent_workers with num_workers > 0: one iterator serves every pass, so only the first draws a _base_seed.
   bool persistent_workers = false;
+  // The dataset maps the sampler's index to an example (a shuffled datasets.Dataset); null: index == example.
+  std::shared_ptr<const std::vector<std::int64_t>> index_map;
 };
 
 struct IterableLoaderOptions {

@@ -64,6 +64,10 @@ NumpyGenerator shifted(NumpyGenerator generator, std::int64_t value) {
 
 }  // namespace
 
+std::vector<std::int64_t> hf_dataset_shuffle_indices(std::int64_t len, std::uint64_t seed) {
+  return NumpyGenerator::default_rng(seed).permutation(len);
+}
+
 std::optional<DatasetsRelease> datasets_release(std::string_view version) noexcept {
   // Patch releases of a modelled minor behave as it does on these paths (the recorded ones are x.y.z).
   for (DatasetsRelease r : {DatasetsRelease::v3_6, DatasetsRelease::v4_8, DatasetsRelease::v5_2}) {
@@ -216,6 +220,16 @@ std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> work
   std::vector<std::int64_t> out;
   for (std::size_t i = static_cast<std::size_t>(offset); i < shuffled.size(); i += static_cast<std::size_t>(step)) {
     out.push_back(shuffled[i]);
+  }
+  return out;
+}
+
+HfIterableDataset::LoaderPass HfIterableDataset::loader_pass(std::int64_t num_workers) const {
+  LoaderPass out;
+  for (std::int64_t w = 0; w < std::max<std::int64_t>(1, num_workers); ++w) {
+    const std::vector<std::int64_t> part = num_workers > 0 ? stream(HfWorker{w, num_workers}) : stream();
+    out.lengths.push_back(static_cast<std::int64_t>(part.size()));
+    out.ids.insert(out.ids.end(), part.begin(), part.end());
   }
   return out;
 }

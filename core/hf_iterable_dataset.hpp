@@ -29,6 +29,10 @@
 
 namespace accel {
 
+// A map-style datasets.Dataset after .shuffle(seed): index i holds row permutation[i], the permutation numpy's
+// default_rng(seed).permutation(len) draws (arrow_dataset.py, the same in 3.6, 4.8 and 5.2).
+std::vector<std::int64_t> hf_dataset_shuffle_indices(std::int64_t len, std::uint64_t seed);
+
 // The `datasets` releases modelled, each recorded (golden/hf-streams/datasets-<version>.json), and the rules in
 // which they differ. Each rule is named where it applies; nothing else differs on the modelled paths.
 enum class DatasetsRelease { v3_6, v4_8, v5_2 };
@@ -95,6 +99,14 @@ class HfIterableDataset {
 
   // The ids iter(dataset) yields in this epoch: in the main process (no worker), or in one DataLoader worker.
   std::vector<std::int64_t> stream(std::optional<HfWorker> worker = std::nullopt) const;
+
+  // What one DataLoader pass reads in this epoch with `num_workers` workers (0: the main process): each worker's
+  // stream, laid one after another, and each stream's length.
+  struct LoaderPass {
+    std::vector<std::int64_t> ids;
+    std::vector<std::int64_t> lengths;
+  };
+  LoaderPass loader_pass(std::int64_t num_workers) const;
 
   friend bool operator==(const HfIterableDataset&, const HfIterableDataset&) = default;
 

@@ -179,12 +179,16 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_o
   const auto iterate = [&](std::int64_t p) {
     return persistent && p > 0 ? sampler.iterate() : sampler.iterate_in_loader();
   };
+  const auto examples = [&](SampleOrder order) {
+    if (!loader.hf_map_shuffle_seed) return order;
+    return order.through(hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));
+  };
   if (sampler.is_seedable()) {
     sampler.set_epoch(pass);
-    return iterate(pass);
+    return examples(iterate(pass));
   }
   for (std::int64_t p = 0; p < pass; ++p) iterate(p);
-  return iterate(pass);
+  return examples(iterate(pass));
 }
 
 std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader, const PrepareOptions& job_options,
@@ -256,6 +260,10 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;
       d.workers = loader.workers;
+      if (loader.hf_map_shuffle_seed) {
+        d.index_map = std::make_shared<const std::vector<std::int64_t>>(
+            hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));
+      }
       // Only rank 0 iterates: its dataset, split for rank 0 when the script split it by node.
       if (loader.hf_dataset) d.hf_dataset = hf_user_dataset(loader, 0, job_options.num_processes);
       return DataLoaderDispatcher(d);
@@ -285,6 +293,10 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     map.sharded = sharded;
     map.stateful = options.use_stateful_dataloader;
     map.persistent_workers = loader.workers.active() && loader.workers.persistent_workers;
+    if (loader.hf_map_shuffle_seed) {
+      map.index_map = std::make_shared<const std::vector<std::int64_t>>(
+          hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));
+    }
     DataLoaderShard shard(map);
     shard.set_synchronize_generator(options.synchronize_generator);
     return shard;

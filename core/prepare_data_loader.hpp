@@ -49,6 +49,9 @@ struct DataLoaderArgs {
   // The script called datasets.distributed.split_dataset_by_node(dataset, rank, num_processes) on every rank
   // before prepare.
   bool hf_split_by_node = false;
+  // A map-style datasets.Dataset shuffled with .shuffle(seed): the sampler's index i reads example
+  // hf_dataset_shuffle_indices(dataset_len, seed)[i].
+  std::optional<std::uint64_t> hf_map_shuffle_seed;
   friend bool operator==(const DataLoaderArgs&, const DataLoaderArgs&) = default;
 };
 

@@ -57,6 +57,14 @@ class SampleOrder {
     return f(Sequential{});
   }
 
+  // The order read through a dataset's index map: position p holds example map[(*this)[p]] (a shuffled
+  // datasets.Dataset hands out row map[i] for index i). `map` covers every id of the order.
+  SampleOrder through(const std::vector<std::int64_t>& map) const {
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(size_));
+    for (std::int64_t p = 0; p < size_; ++p) ids[static_cast<std::size_t>(p)] = map[static_cast<std::size_t>((*this)[p])];
+    return of(std::move(ids));
+  }
+
   // Writes the ids at positions [begin, end) of the order (all < size()) to `out`.
   void copy(std::int64_t begin, std::int64_t end, SampleId* out) const noexcept {
     const std::int64_t n = end - begin;

@@ -32,7 +32,7 @@ MetricsCase parse_metrics_config(const Json& config) {
   loader.erase("break_after");
   loader["api"] = "accelerator";
   m.loader = parse_loader_config(loader, {"use_gather_object", "break_after"});
-  if (m.loader.loader.hf_dataset)
+  if (m.loader.loader.hf_dataset || m.loader.loader.hf_map_shuffle_seed)
     fail("dataset_kind", "\"hf-iterable\" in an evaluation is not simulated (not recorded)");
   return m;
 }

@@ -259,17 +259,41 @@ void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
   lc.loader.hf_dataset = std::move(ds);
 }
 
+// config.dataset_kind "hf-map": a map-style datasets.Dataset (Dataset.from_dict({"id": range(dataset_len)})), shuffled
+// with .shuffle(seed=hf_shuffle.seed) when hf_shuffle is given.
+void parse_hf_map_dataset(const Fields& f, LoaderCase& lc) {
+  if (const Json* sh = f.find("hf_shuffle")) {
+    if (!sh->is_object()) fail("hf_shuffle", "must be null or an object {seed} (datasets.Dataset.shuffle's seed)");
+    const Fields s(*sh, "hf_shuffle.");
+    const Json* seed = s.find("seed");
+    if (!seed || !seed->is_number_integer() || (!seed->is_number_unsigned() && seed->get<std::int64_t>() < 0)) {
+      s.fail_on("seed", "is required: a non-negative integer below 2^64 (numpy.random.default_rng's seed)");
+    }
+    s.refuse_unread();
+    if (lc.loader.dataset_len > kMaxHfExamples) {
+      fail("dataset_len", "with a shuffled hf-map dataset must be <= " + std::to_string(kMaxHfExamples) + " (input limit)");
+    }
+    lc.loader.hf_map_shuffle_seed = seed->get<std::uint64_t>();
+  }
+  const std::string version = f.string_or("datasets_version", datasets_version(DatasetsRelease::v5_2));
+  if (!datasets_release(version)) {
+    fail("datasets_version", std::string("must be a modelled datasets release (") + kDatasetsVersionsModelled +
+                                 "; each recorded in golden/hf-streams), got \"" + version + "\"");
+  }
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
   lc.api = f.string_or("api", "prepare_data_loader");
   const std::string kind = f.string_or("dataset_kind", "map");
-  if (kind != "map" && kind != "iterable" && kind != "hf-iterable") {
-    fail("dataset_kind", "must be \"map\", \"iterable\" or \"hf-iterable\", got \"" + kind + "\"");
+  if (kind != "map" && kind != "iterable" && kind != "hf-iterable" && kind != "hf-map") {
+    fail("dataset_kind", "must be \"map\", \"iterable\", \"hf-iterable\" or \"hf-map\", got \"" + kind + "\"");
   }
-  lc.loader.dataset_kind = kind == "map" ? DatasetKind::Map : DatasetKind::Iterable;
+  lc.loader.dataset_kind = kind == "map" || kind == "hf-map" ? DatasetKind::Map : DatasetKind::Iterable;
   lc.loader.dataset_len = f.integer("dataset_len", std::nullopt, 0);
   if (kind == "hf-iterable") parse_hf_dataset(f, lc);
+  if (kind == "hf-map") parse_hf_map_dataset(f, lc);
   lc.loader.batch_size = f.integer("batch_size", 1, 1);
   lc.loader.drop_last = f.boolean("drop_last", false);
   lc.loader.shuffle = f.boolean("shuffle", false);
@@ -374,7 +398,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
   for (LoaderRole role : lc.schedule) {
     if (role == LoaderRole::Skipped && !lc.skip_first_batches) fail("skip_first_batches", "is required when schedule has \"skipped\"");
   }
-  if (lc.loader.hf_dataset && lc.skip_first_batches) {
+  if ((lc.loader.hf_dataset || lc.loader.hf_map_shuffle_seed) && lc.skip_first_batches) {
     fail("skip_first_batches", "with dataset_kind \"hf-iterable\" is not simulated (not recorded)");
   }
   if (const Json* s = f.find("set_epoch")) {
@@ -581,6 +605,7 @@ std::string family_of(const Json& config) {
   if (skip) return "skip";
   if (string_field(config, "dataset_kind", "map") == "iterable") return "iterable";
   if (string_field(config, "dataset_kind", "map") == "hf-iterable") return "hf";
+  if (string_field(config, "dataset_kind", "map") == "hf-map") return "hf";
   if (config.contains("use_seedable_sampler") && config["use_seedable_sampler"] == true) return "seedable";
   return "map";
 }

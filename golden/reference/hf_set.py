@@ -37,6 +37,8 @@ def accelerator_config(R, sizes, b, accelerator, **kw):
          "multiprocess": R > 1, "hf_shuffle": None, "split_by_node": False, "datasets_version": "5.2"}
     c.update(kw)
     c["schedule"] = [c["schedule"][0]] * c["epochs"]
+    if c["dataset_kind"] == "hf-map":
+        del c["shard_sizes"], c["split_by_node"]
     return c
 
 
@@ -91,7 +93,23 @@ def cases():
             R, UNEQUAL10, 2, {"dispatch_batches": False}, epochs=2)
         out[f"hf-accel-n{R}-{tag(UNEQUAL10)}-b2-nodispatch-shuffle-e2"] = accelerator_config(
             R, UNEQUAL10, 2, {"dispatch_batches": False}, epochs=2, hf_shuffle=shuffle)
+    # A map-style datasets.Dataset shuffled with .shuffle(seed): the sampler's index i reads row permutation[i].
+    for R in (1, 2, 3):
+        for seed in (0, 42):
+            out[f"hf-map-n{R}-l23-b3-seed{seed}"] = map_config(R, 23, 3, seed, epochs=2)
+        out[f"hf-map-n{R}-l23-b3-seed42-seedable"] = map_config(R, 23, 3, 42, shuffle=True, use_seedable_sampler=True,
+                                                               data_seed=5, epochs=2)
+    out["hf-map-n2-l1000-b8-seed7-even"] = map_config(2, 1000, 8, 7, even_batches=False)
+    out["hf-accel-map-n2-l23-b3-seed42-shuffle"] = accelerator_config(2, [], 3, {}, dataset_kind="hf-map",
+                                                                     dataset_len=23, hf_shuffle={"seed": 42},
+                                                                     shuffle=True, set_seed=11, epochs=2)
     return out
+
+
+def map_config(R, n, b, seed, **kw):
+    c = loader_config(R, [], b, dataset_kind="hf-map", dataset_len=n, hf_shuffle={"seed": seed}, **kw)
+    del c["shard_sizes"], c["split_by_node"]
+    return c
 
 
 def write(name, c):

@@ -115,7 +115,7 @@ def family_of(config):
         return "skip"
     if config.get("dataset_kind", "map") == "iterable":
         return "iterable"
-    if config.get("dataset_kind", "map") == "hf-iterable":
+    if config.get("dataset_kind", "map") in ("hf-iterable", "hf-map"):
         return "hf"
     if config.get("use_seedable_sampler") is True:
         return "seedable"
@@ -223,6 +223,17 @@ def hf_iterable_dataset(c, rank):
     return ds
 
 
+def hf_map_dataset(c):
+    """A map-style HuggingFace datasets.Dataset (config.dataset_kind "hf-map"): Dataset.from_dict({"id": 0..n-1}),
+    shuffled with .shuffle(seed=config.hf_shuffle.seed) when given (an index map drawn by numpy)."""
+    import datasets
+    datasets.disable_progress_bars()
+    ds = datasets.Dataset.from_dict({"id": list(range(c["dataset_len"]))})
+    if c.get("hf_shuffle") is not None:
+        ds = ds.shuffle(seed=c["hf_shuffle"]["seed"])
+    return ds
+
+
 def batch_ids(batch):
     if isinstance(batch, dict):  # a datasets example batch: its "id" column
         batch = batch["id"]
@@ -240,8 +251,8 @@ def check_loader_config(c):
     for k in required:
         if not isinstance(c.get(k), int) or isinstance(c.get(k), bool):
             raise BadInput(f"config.{k}: is required (an integer)")
-    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable"):
-        raise BadInput('config.dataset_kind: must be "map", "iterable" or "hf-iterable"')
+    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable", "hf-map"):
+        raise BadInput('config.dataset_kind: must be "map", "iterable", "hf-iterable" or "hf-map"')
     mesh = c.get("device_mesh")
     if mesh is not None:
         if not isinstance(mesh, list) or not mesh or any(
@@ -330,7 +341,7 @@ def build_user_dataloader(c, tensors, rank=0):
             return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), shuffle=True,
                               **workers)
         return DataLoader(ds, batch_size=c["batch_size"], drop_last=c.get("drop_last", False), **workers)
-    ds = RangeDataset(n, tensors)
+    ds = hf_map_dataset(c) if c.get("dataset_kind") == "hf-map" else RangeDataset(n, tensors)
     generator = None
     if c.get("generator_seed") is not None:
         generator = torch.Generator()
@@ -853,8 +864,8 @@ def check_accelerator_config(c):
             raise BadInput(f"config.{k}: is required (an integer)")
     if c["num_processes"] < 1:
         raise BadInput("config.num_processes: must be at least 1")
-    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable"):
-        raise BadInput('config.dataset_kind: must be "map", "iterable" or "hf-iterable"')
+    if c.get("dataset_kind", "map") not in ("map", "iterable", "hf-iterable", "hf-map"):
+        raise BadInput('config.dataset_kind: must be "map", "iterable", "hf-iterable" or "hf-map"')
     for k in ("drop_last", "shuffle", "dataset_generator", "set_seed_device_specific", "multiprocess"):
         if k in c and not isinstance(c[k], bool):
             raise BadInput(f"config.{k}: must be true or false")

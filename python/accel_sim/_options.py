@@ -41,7 +41,7 @@ OPTIONS: Dict[str, _Spec] = {
     "config_file": ("path", "--config-file", ""),  # what `accelerate config` wrote
     # The user's DataLoader and dataset.
     "dataset_len": ("int", "--dataset-len", ""),
-    "dataset": ("str", "--dataset", ""),  # "map", "iterable" or "hf-iterable"
+    "dataset": ("str", "--dataset", ""),  # "map", "iterable", "hf-iterable" or "hf-map"
     "batch_size": ("int", "--batch_size", ""),
     "drop_last": ("on", "--drop_last", ""),
     "shuffle": ("on", "--shuffle", ""),
@@ -55,7 +55,7 @@ OPTIONS: Dict[str, _Spec] = {
     # dataset="hf-iterable": a HuggingFace datasets.IterableDataset of shards.
     "shard_sizes": ("ints", "--shard-sizes", ""),
     "num_shards": ("int", "--num-shards", ""),
-    "hf_shuffle": ("int", "--hf-shuffle", ""),  # IterableDataset.shuffle(seed=...)
+    "hf_shuffle": ("int", "--hf-shuffle", ""),  # IterableDataset.shuffle(seed=...) or Dataset.shuffle(seed=...)
     "buffer_size": ("int", "--buffer-size", ""),
     "max_buffer_input_shards": ("int", "--max-buffer-input-shards", ""),
     "split_by_node": ("on", "--split-by-node", ""),  # split_dataset_by_node(ds, rank, world_size) before prepare

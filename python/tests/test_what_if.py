@@ -120,3 +120,21 @@ def test_errors():
     code, _, err = accel_sim.run_cli(["launch", "--nproc", "2"])
     assert code == 2 and "not available in-process" in err
     assert "Accelerate 1.15.0" in accel_sim.version()
+
+
+def test_hf_datasets_options():
+    # Issue 27: a datasets.IterableDataset of 10 unequal shards on 4 ranks, not dispatched: Accelerate's .shard() path.
+    report = accel_sim.what_if(num_processes=4, dataset="hf-iterable", shard_sizes=[5, 3, 7, 2, 4, 6, 1, 3, 8, 2],
+                               batch_size=2, dispatch_batches=False)
+    assert report["hf_dataset"]["path"] == "shard"
+    assert report["hf_dataset"]["examples_per_rank"] == [15, 12, 4, 10]
+    assert report["scenarios"][0]["steps_per_rank"] == [8, 6, 2, 5]
+    assert report["findings"][0]["code"] == "hf-uneven-shards"
+    shuffled = accel_sim.what_if(num_processes=2, dataset="hf-iterable", num_shards=4, dataset_len=40,
+                                 hf_shuffle=7, buffer_size=4, split_by_node=True, dispatch_batches=False)
+    assert shuffled["hf_dataset"]["split_by_node"] is True and shuffled["hf_dataset"]["shuffled"] is True
+    # A map-style datasets.Dataset.shuffle(42): index 0 holds row 18, which the padding repeats.
+    mapped = accel_sim.what_if(num_processes=2, dataset="hf-map", dataset_len=23, batch_size=3, hf_shuffle=42)
+    assert mapped["scenarios"][0]["duplicated_ids"] == [18]
+    with pytest.raises(accel_sim.ConfigError, match="datasets_version"):
+        accel_sim.what_if(num_processes=2, dataset="hf-iterable", num_shards=2, dataset_len=8, datasets_version="2.0")

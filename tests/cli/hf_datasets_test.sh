@@ -40,6 +40,16 @@ for name in hf-shard-n4-s10x41-b2-shuffle-e3 hf-shard-n2-s10x41-b2-w3-shuffle-e2
     bash -c "'$bin' trace --config '$golden2/$name.json' | '$bin' diff '$golden2/$name.json' -"
 done
 
+# A map-style datasets.Dataset shuffled with .shuffle(seed): Accelerate pads with the example at index 0.
+check_output "a shuffled datasets.Dataset names its examples" "1 sample is seen twice (ids 18)" \
+  "$bin" --ranks 2 --dataset hf-map --dataset-len 23 --batch-size 3 --hf-shuffle 42
+for name in hf-map-n2-l23-b3-seed42 hf-map-n3-l23-b3-seed42-seedable hf-accel-map-n2-l23-b3-seed42-shuffle; do
+  check_output "trace $name equals the recording" "^identical" \
+    bash -c "'$bin' trace --config '$golden2/$name.json' | '$bin' diff '$golden2/$name.json' -"
+done
+exits "a Dataset has no shards" 2 "--shard-sizes: needs --dataset hf-iterable" \
+  "$bin" --ranks 2 --dataset hf-map --dataset-len 23 --hf-shuffle 42 --shard-sizes 23
+
 # Bad input: the flag and the rule, exit 2.
 exits "shard sizes must be numbers" 2 "--shard-sizes: 'x' must be an integer" \
   "$bin" --ranks 2 --dataset hf-iterable --shard-sizes 3,x

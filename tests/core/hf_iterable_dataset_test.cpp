@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/hf_iterable_dataset.hpp"
 #include "core/numpy_generator.hpp"
+#include "core/sample_order.hpp"
 
 namespace accel {
 namespace {
@@ -165,6 +166,16 @@ TEST(HfIterableDataset, EveryExampleOnceWhateverTheShuffleAndEpoch) {
       }
     }
   }
+}
+
+TEST(HfDatasetShuffle, IndexIReadsRowPermutationIThroughTheSamplersOrder) {
+  const std::vector<std::int64_t> rows = hf_dataset_shuffle_indices(23, 42);
+  EXPECT_EQ(rows, NumpyGenerator::default_rng(42).permutation(23));
+  const SampleOrder read = SampleOrder::of(std::vector<std::int64_t>{2, 0, 1}).through(rows);
+  EXPECT_EQ(read[0], rows[2]);
+  EXPECT_EQ(read[1], rows[0]);
+  EXPECT_EQ(read[2], rows[1]);
+  EXPECT_EQ(SampleOrder::sequential(23).through(rows)[22], rows[22]);
 }
 
 TEST(HfIterableDataset, ShardPastTheShardsRaisesIndexError) {
