@@ -52,7 +52,13 @@ Json render_input(const trace::LoaderCase& c) {
   in["api"] = c.api;
   in["num_processes"] = c.prepare.num_processes;
   in["dataset_len"] = c.loader.dataset_len;
-  in["dataset_kind"] = c.loader.dataset_kind == DatasetKind::Map ? "map" : "iterable";
+  in["dataset_kind"] = c.loader.hf_dataset              ? "hf-iterable"
+                       : c.loader.hf_map_shuffle_seed ? "hf-map"
+                       : c.loader.dataset_kind == DatasetKind::Map ? "map"
+                                                                    : "iterable";
+  in["hf_shuffle_seed"] = c.loader.hf_dataset && c.loader.hf_dataset->shuffle_options()
+                              ? Json(c.loader.hf_dataset->shuffle_options()->seed)
+                              : optional_json(c.loader.hf_map_shuffle_seed);
   in["batch_size"] = c.loader.batch_size;
   in["drop_last"] = c.loader.drop_last;
   in["shuffle"] = c.loader.shuffle;

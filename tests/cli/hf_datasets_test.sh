@@ -27,6 +27,8 @@ exits "the gate fails lock-step" 1 "FAIL lockstep (first pass): ranks 1-3 yield 
 exits "dispatched, the gate passes lock-step" 0 "ok   lockstep" "$bin" check "${ten[@]}" --require lockstep
 json_field "JSON names the path" "shard [15, 12, 4, 10]" "j['hf_dataset']['path'], j['hf_dataset']['examples_per_rank']" \
   "$bin" "${ten[@]}" --no-dispatch-batches --json
+json_field "JSON input names the dataset" "hf-map 42" "j['input']['dataset_kind'], j['input']['hf_shuffle_seed']" \
+  "$bin" --ranks 2 --dataset hf-map --dataset-len 23 --batch-size 3 --hf-shuffle 42 --json
 check_output "the Accelerator dispatches an iterable dataset by default" "path: DataLoaderDispatcher" "$bin" "${ten[@]}"
 check_output "fewer shards than ranks: IterableDatasetShard" "path: IterableDatasetShard: n_shards 3 < num_processes 4" \
   "$bin" --ranks 4 --dataset hf-iterable --num-shards 3 --dataset-len 17 --no-dispatch-batches
