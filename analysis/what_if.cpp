@@ -1088,6 +1088,24 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.scenarios.push_back(analyze(alt, dispatch ? "dispatch_batches=False" : "dispatch_batches=True",
                                        dispatch ? "--no-dispatch-batches" : "--dispatch-batches --put-on-device"));
   }
+  if (c.loader.hf_dataset && !c.loader.hf_split_by_node &&
+      hf_dataset_path(c.loader, c.prepare) == HfDatasetPath::Shard) {
+    // The data fix for whole shards of unequal size: as many examples in equal shards, a multiple of the ranks.
+    const HfIterableDataset& ds = *c.loader.hf_dataset;
+    const auto S = static_cast<std::int64_t>(ds.shard_sizes().size());
+    const std::int64_t R = c.prepare.num_processes, n = ds.dataset_len();
+    const std::int64_t even = (S + R - 1) / R * R;
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t s = 0; s < even; ++s) sizes.push_back(n / even + (s < n % even ? 1 : 0));
+    if (sizes != ds.shard_sizes()) {
+      trace::LoaderCase alt = c;
+      HfIterableDataset resharded = HfIterableDataset::from_shards(sizes, ds.release());
+      if (ds.shuffle_options()) resharded = resharded.shuffle(*ds.shuffle_options());
+      alt.loader.hf_dataset = resharded;
+      report.scenarios.push_back(
+          analyze(alt, std::to_string(even) + " equal shards", "--num-shards " + std::to_string(even)));
+    }
+  }
   if (c.loader.hf_dataset && c.loader.hf_split_by_node) {
     trace::LoaderCase alt = c;
     alt.loader.hf_split_by_node = false;

@@ -29,6 +29,8 @@ json_field "JSON names the path" "shard [15, 12, 4, 10]" "j['hf_dataset']['path'
   "$bin" "${ten[@]}" --no-dispatch-batches --json
 json_field "JSON input names the dataset" "hf-map 42" "j['input']['dataset_kind'], j['input']['hf_shuffle_seed']" \
   "$bin" --ranks 2 --dataset hf-map --dataset-len 23 --batch-size 3 --hf-shuffle 42 --json
+check_output "equal shards, a multiple of the ranks, are simulated too" "12 equal shards  *6 (2, 3: 5)  *41  *0  *0  *ranks 0, 1 at step 5" \
+  "$bin" "${ten[@]}" --no-dispatch-batches
 check_output "the Accelerator dispatches an iterable dataset by default" "path: DataLoaderDispatcher" "$bin" "${ten[@]}"
 check_output "fewer shards than ranks: IterableDatasetShard" "path: IterableDatasetShard: n_shards 3 < num_processes 4" \
   "$bin" --ranks 4 --dataset hf-iterable --num-shards 3 --dataset-len 17 --no-dispatch-batches
