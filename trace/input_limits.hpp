@@ -20,6 +20,9 @@ constexpr std::int64_t kMaxEpochs = 10000;
 constexpr std::int64_t kMaxWorkers = 1024;
 // A datasets.IterableDataset's examples (the sum of shard_sizes): each pass of each rank holds its stream.
 constexpr std::int64_t kMaxHfExamples = std::int64_t{1} << 27;
+// Its examples times num_processes: IterableDatasetShard (the path with fewer shards than ranks, and a what-if
+// alternative on any other) has every rank read the whole stream.
+constexpr std::int64_t kMaxHfRankExamples = std::int64_t{1} << 28;
 // Its shards (shard_sizes entries).
 constexpr std::int64_t kMaxHfShards = std::int64_t{1} << 20;
 // |set_epoch| entries: the sampler adds the epoch to a 64-bit seed.

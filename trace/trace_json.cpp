@@ -372,6 +372,12 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
          "at prepare, their IterableDatasetShard copies have no `epoch` yet, and a pass over them raises "
          "AttributeError in the worker (every pass with persistent_workers, the first one without)");
   }
+  if (lc.loader.hf_dataset && lc.loader.dataset_len > kMaxHfRankExamples / lc.prepare.num_processes) {
+    fail("dataset_len", "times num_processes must be <= " + std::to_string(kMaxHfRankExamples) +
+                            " with dataset_kind \"hf-iterable\" (input limit: with IterableDatasetShard every rank "
+                            "reads the whole stream), got " +
+                            std::to_string(lc.loader.dataset_len) + " x " + std::to_string(lc.prepare.num_processes));
+  }
   if (lc.loader.hf_dataset && lc.prepare.torch_device_mesh) {
     fail("dataset_kind", "\"hf-iterable\" with a device mesh is not simulated (not recorded)");
   }

@@ -71,6 +71,8 @@ exits "max_buffer_input_shards is a 5.x keyword" 2 "unexpected keyword argument 
   --datasets-version 4.8
 exits "worker_split is the dataset's own" 2 "--worker-split: needs --dataset iterable (a datasets.IterableDataset gives each worker its shards itself)" \
   "$bin" --ranks 2 --dataset hf-iterable --num-shards 2 --dataset-len 8 --num-workers 2 --worker-split strided
+exits "every rank reads the stream: examples x ranks is bounded" 2 "config.dataset_len: times num_processes must be <= 268435456" \
+  "$bin" --ranks 65536 --dataset hf-iterable --num-shards 1 --dataset-len 100000000
 exits "persistent workers are not recorded" 2 "config.persistent_workers: with hf-iterable is not simulated" \
   "$bin" --ranks 2 --dataset hf-iterable --num-shards 2 --dataset-len 8 --num-workers 2 --persistent-workers
 for extra in "--skip-batches 1" "--use-stateful-dataloader" "--eval" "--scheduler linear --total-steps 10" "--resume-at 0:1"; do
