@@ -1,0 +1,144 @@
+"""Writes the inputs of the `trainer` golden cases (golden/cases-trainer/trainer-v<5.25|4.57>-*.json):
+
+    python3 golden/reference/trainer_set.py
+    # then, each with its release's environment (golden/reference/setup-transformers):
+    for f in golden/cases-trainer/trainer-v5.25-*.json; do
+      build/reference-venv-transformers-5.25/bin/python golden/reference/trainer.py "$f" --write; done
+    for f in golden/cases-trainer/trainer-v4.57-*.json; do
+      build/reference-venv-transformers-4.57/bin/python golden/reference/trainer.py "$f" --write; done
+
+The real transformers.Trainer over a map-style dataset of n samples in gloo groups of R CPU processes: epochs and
+max_steps, gradient accumulation with a short last accumulation step, drop_last, seed / data_seed, the sequential
+sampler (5.25), Accelerate's RandomSampler (use_seedable_sampler false) and split_batches; then resumes from
+checkpoint-G in fresh processes: mid-epoch and at an epoch boundary, ignore_data_skip, and a different world size,
+per-device batch size or accumulation in the resumed job. A resume's G is checked to fall inside the first job
+(the recorder refuses it otherwise). A file is written only when the case is not there yet, as `case`, `family` and
+`config` alone.
+"""
+import json
+import math
+import os
+
+GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DIRECTORY = "cases-trainer"
+VERSIONS = ("5.25", "4.57")
+
+
+def config(version, R, n, b, k, E, **kw):
+    c = {"api": "trainer", "transformers_version": version, "dataset_len": n, "num_processes": R,
+         "per_device_train_batch_size": b, "gradient_accumulation_steps": k, "num_train_epochs": E,
+         "max_steps": -1, "dataloader_drop_last": False, "seed": 42, "data_seed": None,
+         "train_sampling_strategy": "random",
+         "accelerator_config": {"split_batches": False, "dispatch_batches": None, "even_batches": True,
+                                "use_seedable_sampler": True},
+         "resume": None}
+    acc = kw.pop("accelerator_config", {})
+    c["accelerator_config"].update(acc)
+    c.update(kw)
+    return c
+
+
+def resume(G, R2, b2, k2, ignore_data_skip=False):
+    return {"global_step": G, "num_processes": R2, "per_device_train_batch_size": b2,
+            "gradient_accumulation_steps": k2, "ignore_data_skip": ignore_data_skip}
+
+
+def per_rank_batches(n, b, R, drop_last, split_batches):
+    """len() of the prepared loader per rank (BatchSamplerShard, even_batches true)."""
+    batches = n // b if drop_last else math.ceil(n / b)
+    if split_batches:
+        return batches
+    return batches // R if drop_last else math.ceil(batches / R)
+
+
+def steps_of(c):
+    """(update steps per epoch, the first job's total steps), as Trainer.set_initial_training_values."""
+    batches = per_rank_batches(c["dataset_len"], c["per_device_train_batch_size"], c["num_processes"],
+                               c["dataloader_drop_last"], c["accelerator_config"]["split_batches"])
+    k = c["gradient_accumulation_steps"]
+    per_epoch = max(batches // k + int(batches % k > 0), 1)
+    return per_epoch, (c["max_steps"] if c["max_steps"] > 0 else c["num_train_epochs"] * per_epoch)
+
+
+def cases(version):
+    v = version
+    out = {}
+    # Uninterrupted.
+    out["r1-n23-b2-k1-e2"] = config(v, 1, 23, 2, 1, 2)
+    out["r2-n27-b2-k3-e2"] = config(v, 2, 27, 2, 3, 2)  # 7 batches per rank: a short last accumulation step
+    out["r3-n50-b3-k4-e3"] = config(v, 3, 50, 3, 4, 3)
+    out["r2-n37-b4-k2-e2-droplast"] = config(v, 2, 37, 4, 2, 2, dataloader_drop_last=True)
+    out["r2-n37-b3-k2-e2-dataseed7"] = config(v, 2, 37, 3, 2, 2, data_seed=7)
+    out["r2-n30-b2-k3-maxsteps7"] = config(v, 2, 30, 2, 3, 1, max_steps=7)  # crosses epochs
+    out["r3-n41-b2-k2-e2-seed123"] = config(v, 3, 41, 2, 2, 2, seed=123)
+    if v != "4.57":  # 4.57 has no train_sampling_strategy
+        out["r2-n23-b2-k1-e2-sequential"] = config(v, 2, 23, 2, 1, 2, train_sampling_strategy="sequential")
+    out["r2-n23-b2-k2-e2-noseedable"] = config(v, 2, 23, 2, 2, 2,
+                                               accelerator_config={"use_seedable_sampler": False})
+    out["r2-n25-b2-k2-e2-splitbatches"] = config(v, 2, 25, 2, 2, 2, accelerator_config={"split_batches": True})
+    # Resumed from checkpoint-G.
+    out["r2-n27-b2-k3-e3-resume-g2"] = config(v, 2, 27, 2, 3, 3, resume=resume(2, 2, 2, 3))
+    out["r2-n27-b2-k3-e3-resume-g3-epochend"] = config(v, 2, 27, 2, 3, 3, resume=resume(3, 2, 2, 3))
+    out["r2-n27-b2-k3-e3-resume-g2-ignoreskip"] = config(v, 2, 27, 2, 3, 3,
+                                                         resume=resume(2, 2, 2, 3, ignore_data_skip=True))
+    out["r2to3-n50-b2-k2-e2-resume-g5"] = config(v, 2, 50, 2, 2, 2, resume=resume(5, 3, 2, 2))
+    out["r3to2-n50-b2-k2-e2-resume-g5"] = config(v, 3, 50, 2, 2, 2, resume=resume(5, 2, 2, 2))
+    out["r1to2-n23-b2-k1-e2-resume-g4"] = config(v, 1, 23, 2, 1, 2, resume=resume(4, 2, 2, 1))
+    out["r2-n40-b2to3-k2-e2-resume-g3"] = config(v, 2, 40, 2, 2, 2, resume=resume(3, 2, 3, 2))
+    out["r2-n40-b2-k2to4-e2-resume-g3"] = config(v, 2, 40, 2, 2, 2, resume=resume(3, 2, 2, 4))
+    out["r2-n30-b2-k3-maxsteps9-resume-g4"] = config(v, 2, 30, 2, 3, 1, max_steps=9, resume=resume(4, 2, 2, 3))
+    out["r2-n23-b2-k2-e2-noseedable-resume-g3"] = config(v, 2, 23, 2, 2, 2,
+                                                         accelerator_config={"use_seedable_sampler": False},
+                                                         resume=resume(3, 2, 2, 2))
+    out["r2-n27-b2-k3-e2-dataseed5-resume-g4"] = config(v, 2, 27, 2, 3, 2, data_seed=5, resume=resume(4, 2, 2, 3))
+    out["r2-n37-b4-k2-e3-droplast-resume-g3"] = config(v, 2, 37, 4, 2, 3, dataloader_drop_last=True,
+                                                       resume=resume(3, 2, 4, 2))
+    out["r2-n23-b2-k1-e3-resume-g13-ignoreskip"] = config(v, 2, 23, 2, 1, 3,
+                                                          resume=resume(13, 2, 2, 1, ignore_data_skip=True))
+    # Resumed jobs of one process. transformers 4.57 cannot resume a multi-process CPU job (its
+    # _load_optimizer_and_scheduler loads the optimizer with map_location=args.device, "cpu:0" under Accelerate
+    # 1.15, which torch.load refuses); with one process it loads to "cpu": these give 4.57 resumes that train.
+    out["r1-n23-b2-k1-e2-resume-g4"] = config(v, 1, 23, 2, 1, 2, resume=resume(4, 1, 2, 1))
+    out["r1-n27-b2-k3-e3-resume-g5-epochend"] = config(v, 1, 27, 2, 3, 3, resume=resume(5, 1, 2, 3))
+    out["r2to1-n27-b2-k3-e3-resume-g2"] = config(v, 2, 27, 2, 3, 3, resume=resume(2, 1, 2, 3))
+    out["r1-n23-b2-k2-e2-noseedable-resume-g3"] = config(v, 1, 23, 2, 2, 2,
+                                                         accelerator_config={"use_seedable_sampler": False},
+                                                         resume=resume(3, 1, 2, 2))
+    if v == "5.25":
+        # A bigger one: 8 ranks, 391 batches per rank and epoch, 98 update steps per epoch, resumed mid-epoch 1.
+        out["r8-n50000-b16-k4-e3-resume-g100"] = config(v, 8, 50000, 16, 4, 3, resume=resume(100, 8, 16, 4))
+    named = {}
+    for desc, c in out.items():
+        if c["resume"] is not None:
+            per_epoch, total = steps_of(c)
+            G = c["resume"]["global_step"]
+            if not 1 <= G <= total:
+                raise SystemExit(f"trainer_set: {desc}: G = {G} is outside the first job's {total} steps")
+            if "epochend" in desc and G % per_epoch:
+                raise SystemExit(f"trainer_set: {desc}: G = {G} is not an epoch boundary ({per_epoch} per epoch)")
+        named[f"trainer-v{v}-{desc}"] = c
+    return named
+
+
+def write(name, c):
+    target = os.path.join(GOLDEN, DIRECTORY, name + ".json")
+    if os.path.exists(target):
+        return 0
+    with open(target, "w") as f:
+        json.dump({"case": name, "family": "trainer", "config": c}, f, indent=2)
+        f.write("\n")
+    return 1
+
+
+def main():
+    os.makedirs(os.path.join(GOLDEN, DIRECTORY), exist_ok=True)
+    written = total = 0
+    for version in VERSIONS:
+        for name, c in sorted(cases(version).items()):
+            written += write(name, c)
+            total += 1
+    print(f"trainer_set: {written} of {total} inputs written to golden/{DIRECTORY}")
+
+
+if __name__ == "__main__":
+    main()
