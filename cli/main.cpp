@@ -47,10 +47,12 @@
 #include "reports/training_render.hpp"
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
+#include "sim/trainer_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/nearest_name.hpp"
 #include "trace/resume_json.hpp"
+#include "trace/trainer_json.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
 
@@ -82,8 +84,11 @@ std::string read_source(const std::string& path) { return accel::trace::read_inp
 
 using accel::cli::LoaderFlags;
 
-// A trace of any family: the resume family runs two jobs and has its own record layout.
+// A trace of any family: the resume and trainer families run two jobs and have their own record layouts.
 Json simulated_trace(const std::string& name, const Json& config) {
+  if (accel::trace::is_trainer_config(config)) {
+    return accel::trace::trainer_to_json(name, config, accel::sim::simulate_trainer(accel::trace::parse_trainer_config(config)));
+  }
   if (accel::trace::is_resume_config(config)) {
     return accel::trace::resume_to_json(name, config, accel::sim::simulate_resume(accel::trace::parse_resume_config(config)));
   }
@@ -108,7 +113,7 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const ac
                                : std::string("cli");
   std::optional<Json> family;
   if (file.is_object() && file.contains("family") && file["family"].is_string()) family = file["family"];
-  if (accel::trace::is_resume_config(config)) {
+  if (accel::trace::is_resume_config(config) || accel::trace::is_trainer_config(config)) {
     Json out = simulated_trace(name, config);
     if (family) out["family"] = *family;
     std::cout << accel::trace::dump(out);

@@ -1,0 +1,58 @@
+#include "trainer_loop.hpp"
+
+#include <algorithm>
+
+namespace accel {
+
+const char* release_name(TransformersRelease release) {
+  switch (release) {
+    case TransformersRelease::v4_57:
+      return "4.57";
+    case TransformersRelease::v5_25:
+      return "5.25";
+  }
+  return "?";
+}
+
+std::optional<TransformersRelease> transformers_release_from_name(const std::string& name) {
+  for (auto r : {TransformersRelease::v4_57, TransformersRelease::v5_25}) {
+    if (name == release_name(r)) return r;
+  }
+  return std::nullopt;
+}
+
+bool sets_epoch_before_skip(TransformersRelease release) { return release == TransformersRelease::v4_57; }
+
+bool resume_fails_on_cpu_group(TransformersRelease release, std::int64_t resumed_world_size) {
+  return release == TransformersRelease::v4_57 && resumed_world_size > 1;
+}
+
+TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopOptions& o) {
+  TrainerSchedule s;
+  const std::int64_t ga = std::max<std::int64_t>(o.gradient_accumulation_steps, 1);
+  s.gradient_accumulation_steps = ga;
+  s.steps_in_epoch = len_dataloader;
+  s.num_update_steps_per_epoch = std::max<std::int64_t>(len_dataloader / ga + (len_dataloader % ga > 0 ? 1 : 0), 1);
+  if (o.max_steps > 0) {
+    s.max_steps = o.max_steps;
+    s.num_train_epochs =
+        o.max_steps / s.num_update_steps_per_epoch + (o.max_steps % s.num_update_steps_per_epoch > 0 ? 1 : 0);
+  } else {
+    s.max_steps = o.num_train_epochs * s.num_update_steps_per_epoch;
+    s.num_train_epochs = o.num_train_epochs;
+  }
+  return s;
+}
+
+TrainerResumePosition resume_position(std::int64_t global_step, const TrainerSchedule& s, bool ignore_data_skip) {
+  TrainerResumePosition p;
+  p.global_step = global_step;
+  p.ignore_data_skip = ignore_data_skip;
+  p.epochs_trained = global_step / s.num_update_steps_per_epoch;
+  if (!ignore_data_skip) {
+    p.steps_trained_in_current_epoch = (global_step % s.num_update_steps_per_epoch) * s.gradient_accumulation_steps;
+  }
+  return p;
+}
+
+}  // namespace accel

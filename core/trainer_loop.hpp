@@ -1,0 +1,116 @@
+// transformers.Trainer's training loop over the train loader it prepares: how many optimizer steps an epoch
+// has, which of the epoch's batches each optimizer step accumulates, where a run stops, and where a run
+// resumed from a checkpoint at a global step starts reading. Trainer does not use accelerator.accumulate():
+// it syncs on its own micro-step counter, so these rules are its own (transformers' trainer.py), not
+// GradientState's.
+//
+// The counts come from len(train_dataloader) (one rank's batches per epoch) alone, so a job on another
+// world size, batch size or accumulation maps the same global_step to another epoch and batch: that silent
+// remapping is what resume_position makes visible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accel {
+
+// The transformers releases whose loop is modelled. Where they differ it is a named rule below.
+enum class TransformersRelease {
+  v4_57,  // the last 4.x
+  v5_25,
+};
+
+const char* release_name(TransformersRelease release);  // "4.57" / "5.25"
+std::optional<TransformersRelease> transformers_release_from_name(const std::string& name);
+
+// Rule: on the resumed epoch 4.57 calls set_epoch(epoch) on the prepared loader and then skip_first_batches;
+// 5.x skips first and calls set_epoch on the skipped loader (the prepared one keeps its own counter).
+bool sets_epoch_before_skip(TransformersRelease release);
+
+// Rule: 4.57 loads the optimizer's state with map_location=args.device when the world size is above 1, which
+// Accelerate makes "cpu:0" on a CPU process group, and torch cannot restore storages tagged so: every rank of a
+// multi-process resume on CPU raises this RuntimeError before its first batch (5.x maps to plain "cpu").
+// Recorded on gloo; on GPUs the device is cuda:N and the resume runs.
+bool resume_fails_on_cpu_group(TransformersRelease release, std::int64_t resumed_world_size);
+inline constexpr const char* kIndexedCpuRestoreError =
+    "don't know how to restore data location of torch.storage.UntypedStorage (tagged with cpu:0)";
+
+struct TrainerLoopOptions {
+  std::int64_t gradient_accumulation_steps = 1;
+  std::int64_t num_train_epochs = 1;
+  std::int64_t max_steps = -1;  // > 0 overrides num_train_epochs
+};
+
+// set_initial_training_values for a loader that has a length.
+struct TrainerSchedule {
+  std::int64_t steps_in_epoch = 0;              // len(train_dataloader)
+  std::int64_t num_update_steps_per_epoch = 0;  // max(ceil(steps_in_epoch / GA), 1)
+  std::int64_t max_steps = 0;                   // max_steps, or num_train_epochs * num_update_steps_per_epoch
+  std::int64_t num_train_epochs = 0;            // epochs the loop iterates (ceil(max_steps / nups) with max_steps)
+  std::int64_t gradient_accumulation_steps = 1;
+};
+
+TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopOptions& options);
+
+// _init_training_state for resume_from_checkpoint at `global_step`: epochs_trained = global_step // nups and,
+// unless ignore_data_skip, (global_step % nups) * GA batches of that epoch are skipped.
+struct TrainerResumePosition {
+  std::int64_t global_step = 0;
+  std::int64_t epochs_trained = 0;
+  std::int64_t steps_trained_in_current_epoch = 0;  // batches skip_first_batches skips in that epoch
+  bool ignore_data_skip = false;
+};
+
+TrainerResumePosition resume_position(std::int64_t global_step, const TrainerSchedule& schedule, bool ignore_data_skip);
+
+// One optimizer step: the micro-batches it accumulated, as (epoch, batch index in that epoch's pass).
+struct MicroBatchRef {
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;  // index in the epoch's pass, counting skipped batches
+  friend bool operator==(const MicroBatchRef&, const MicroBatchRef&) = default;
+};
+
+struct TrainerStep {
+  std::int64_t global_step = 0;  // after this step
+  std::vector<MicroBatchRef> micro_batches;
+};
+
+// The loop's optimizer steps on one rank, and the micro-batches that never reached one.
+struct TrainerRun {
+  std::vector<TrainerStep> steps;
+  std::vector<MicroBatchRef> unsynced;
+};
+
+// `batches_in_pass(epoch, skip)` says how many batches that epoch's pass yields after skipping `skip`; it is
+// called once per epoch the loop runs, in order, so a caller can iterate its loader there. A micro-batch syncs
+// when (step + 1) % GA == 0 or step + 1 == steps_in_epoch, `step` counting the epoch's batches from the skipped
+// ones; micro-batches that do not sync (a pass shorter than len(dataloader)) stay accumulated into the next
+// step, as Trainer's gradients do. The stop test (global_step >= max_steps) runs after each optimizer step
+// only, so a run resumed at or past max_steps still takes one step when its epoch range is not empty.
+// `start`: a resume (nullopt: a fresh run from global step 0).
+template <typename BatchesInPass>
+TrainerRun run_trainer_loop(const TrainerSchedule& schedule, const std::optional<TrainerResumePosition>& start,
+                            BatchesInPass batches_in_pass) {
+  TrainerRun run;
+  const std::int64_t ga = schedule.gradient_accumulation_steps;
+  std::int64_t global_step = start ? start->global_step : 0;
+  const std::int64_t first_epoch = start ? start->epochs_trained : 0;
+  for (std::int64_t epoch = first_epoch; epoch < schedule.num_train_epochs; ++epoch) {
+    const std::int64_t skip = (start && epoch == first_epoch) ? start->steps_trained_in_current_epoch : 0;
+    const std::int64_t yielded = batches_in_pass(epoch, skip);
+    for (std::int64_t j = 0; j < yielded; ++j) {
+      const std::int64_t step = skip + j;
+      run.unsynced.push_back({epoch, step});
+      if ((step + 1) % ga == 0 || step + 1 == schedule.steps_in_epoch) {
+        run.steps.push_back({++global_step, std::move(run.unsynced)});
+        run.unsynced.clear();
+        if (global_step >= schedule.max_steps) return run;
+      }
+    }
+  }
+  return run;
+}
+
+}  // namespace accel

@@ -1,0 +1,132 @@
+#include "trainer_simulator.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "broadcast_replay.hpp"
+#include "core/error.hpp"
+#include "core/prepare_data_loader.hpp"
+#include "simulator.hpp"
+#include "trace/trainer_json.hpp"
+
+namespace accel::sim {
+namespace {
+
+struct JobShape {
+  trace::LoaderCase job;
+  TrainerLoopOptions loop;
+};
+
+JobShape shape_of(const trace::TrainerCase& c, bool resumed_job) {
+  JobShape s;
+  s.loop = c.loop;
+  if (!resumed_job) {
+    s.job = c.job;
+    return s;
+  }
+  const auto& r = *c.resume;
+  s.job = trace::trainer_job(c, r.num_processes, r.per_device_train_batch_size);
+  s.loop.gradient_accumulation_steps = r.gradient_accumulation_steps;
+  return s;
+}
+
+DataLoaderShard prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {
+  PrepareOptions o = job.prepare;
+  o.process_index = rank;
+  o.process_seed = process_seed(job, rank);
+  PreparedLoader p = prepare_data_loader(job.loader, o);
+  auto* shard = std::get_if<DataLoaderShard>(&p);
+  if (!shard)
+    throw trace::ConfigError("config.accelerator_config.dispatch_batches: Trainer's loader is modelled sharded only");
+  return *shard;
+}
+
+std::int64_t len_of(const DataLoaderShard& loader) {
+  const auto len = loader.len();
+  return len.ok() ? len.value() : 0;
+}
+
+// One rank's run of one job: the loop's steps, read from the passes it iterated.
+std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, const JobShape& shape, std::int64_t rank,
+                                               const std::shared_ptr<std::vector<std::vector<std::int64_t>>>& log,
+                                               bool resumed_job) {
+  DataLoaderShard loader = prepared_shard(shape.job, rank);
+  const TrainerSchedule schedule = trainer_schedule(len_of(loader), shape.loop);
+  std::optional<TrainerResumePosition> start;
+  if (resumed_job) start = resume_position(c.resume->global_step, schedule, c.resume->ignore_data_skip);
+  BroadcastReplay comm(log, rank, shape.job.prepare.num_processes);
+  struct Pass {
+    std::int64_t epoch, skip;
+    LoaderPass pass;
+  };
+  std::vector<Pass> passes;
+  const TrainerRun run = run_trainer_loop(schedule, start, [&](std::int64_t epoch, std::int64_t skip) {
+    if (skip == 0) {
+      loader.set_epoch(epoch);
+      passes.push_back({epoch, 0, loader.iterate(&comm)});
+    } else if (sets_epoch_before_skip(c.release)) {
+      loader.set_epoch(epoch);
+      passes.push_back({epoch, skip, loader.skip_first_batches(skip).iterate(&comm)});
+    } else {
+      DataLoaderShard skipped = loader.skip_first_batches(skip);
+      skipped.set_epoch(epoch);
+      passes.push_back({epoch, skip, skipped.iterate(&comm)});
+    }
+    return passes.back().pass.num_batches();
+  });
+  auto batch_of = [&](const MicroBatchRef& m) {
+    const auto p = std::find_if(passes.begin(), passes.end(), [&](const Pass& x) { return x.epoch == m.epoch; });
+    return p->pass.batch(m.batch - p->skip);
+  };
+  std::vector<trace::TrainerStepRecord> out;
+  for (const auto& step : run.steps) {
+    trace::TrainerStepRecord rec{step.global_step, {}};
+    for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+  }
+  if (!run.unsynced.empty()) {
+    trace::TrainerStepRecord rec{std::nullopt, {}};
+    for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+trace::ErrorRecord rank_error(const AccelerateError& e) {
+  return {"train", std::string(python_name(e.type())), e.message(), std::nullopt};
+}
+
+}  // namespace
+
+TrainerSchedule trainer_job_schedule(const trace::TrainerCase& c, bool resumed_job, std::int64_t rank) {
+  const JobShape shape = shape_of(c, resumed_job);
+  return trainer_schedule(len_of(prepared_shard(shape.job, rank)), shape.loop);
+}
+
+trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {
+  trace::TrainerTrace out;
+  const std::int64_t world = c.job.prepare.num_processes;
+  const std::int64_t world2 = c.resume ? c.resume->num_processes : 0;
+  for (std::int64_t r = 0; r < std::max(world, world2); ++r) out.ranks.push_back({r, {}, {}, std::nullopt});
+  for (bool resumed_job : {false, true}) {
+    if (resumed_job && !c.resume) break;
+    const JobShape shape = shape_of(c, resumed_job);
+    auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+    for (std::int64_t r = 0; r < shape.job.prepare.num_processes; ++r) {
+      auto& rec = out.ranks[static_cast<std::size_t>(r)];
+      if (rec.error) continue;
+      if (resumed_job && resume_fails_on_cpu_group(c.release, shape.job.prepare.num_processes)) {
+        rec.error = trace::ErrorRecord{"train", "RuntimeError", kIndexedCpuRestoreError, std::nullopt};
+        continue;
+      }
+      try {
+        (resumed_job ? rec.resumed_steps : rec.steps) = run_rank(c, shape, r, log, resumed_job);
+      } catch (const AccelerateError& e) {
+        rec.error = rank_error(e);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace accel::sim

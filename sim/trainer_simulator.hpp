@@ -1,0 +1,22 @@
+// The trainer family simulated: transformers.Trainer's loop (core/trainer_loop) over the loader its
+// Accelerator prepares (core/data_loader_shard), rank by rank; with a resume, a second job in fresh processes
+// that trains from the checkpoint's global step on its own shape.
+//
+// What crosses Trainer's checkpoint and decides the order: the global step (trainer_state.json), from which the
+// resumed job derives its epoch and skip with its own len(dataloader), and each process's RNG state
+// (rng_state_{rank}.pth), loaded after the loader is prepared, so it reaches no sampler Accelerate seeded at
+// prepare. A SeedableRandomSampler's order depends on seed + epoch alone, and Trainer calls set_epoch every epoch.
+#pragma once
+
+#include "core/trainer_loop.hpp"
+#include "trace/trainer_case.hpp"
+
+namespace accel::sim {
+
+// One job's schedule as rank `rank` computes it (len(train_dataloader) on that rank).
+TrainerSchedule trainer_job_schedule(const trace::TrainerCase& config, bool resumed_job, std::int64_t rank = 0);
+
+// AccelerateError where Accelerate rejects the loader becomes the ranks' error records, as the recorder's are.
+trace::TrainerTrace simulate_trainer(const trace::TrainerCase& config);
+
+}  // namespace accel::sim

@@ -1,0 +1,52 @@
+// Family `trainer` (golden/SCHEMA.md): transformers.Trainer trains a map-style dataset on R ranks, and
+// optionally a second job resumes it from the checkpoint at a global step, perhaps on another world size,
+// batch size or accumulation. Plain values; trainer_json reads and writes them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/trainer_loop.hpp"
+#include "trace.hpp"
+
+namespace accel::trace {
+
+// The resumed job: trainer.train(resume_from_checkpoint=checkpoint-<global_step>) in fresh processes.
+struct TrainerResumeSpec {
+  std::int64_t global_step = 0;
+  std::int64_t num_processes = 1;
+  std::int64_t per_device_train_batch_size = 1;
+  std::int64_t gradient_accumulation_steps = 1;
+  bool ignore_data_skip = false;
+};
+
+struct TrainerCase {
+  TransformersRelease release = TransformersRelease::v5_25;
+  // The DataLoader Trainer builds (batch_size per device, dataloader_drop_last, RandomSampler or
+  // SequentialSampler) and the Accelerator it prepares it with (accelerator_config, data_seed), after
+  // set_seed(seed) in Trainer.__init__: an accelerator-family script.
+  LoaderCase job;
+  TrainerLoopOptions loop;
+  std::optional<TrainerResumeSpec> resume;
+};
+
+struct TrainerStepRecord {
+  std::optional<std::int64_t> global_step;  // nullopt: micro-batches that never reached an optimizer step
+  std::vector<Batch> batches;
+  friend bool operator==(const TrainerStepRecord&, const TrainerStepRecord&) = default;
+};
+
+struct TrainerRankRecord {
+  std::int64_t rank = 0;
+  std::vector<TrainerStepRecord> steps;          // the first job, uninterrupted (empty for ranks it lacks)
+  std::vector<TrainerStepRecord> resumed_steps;  // the resumed job (empty for ranks it lacks)
+  std::optional<ErrorRecord> error;
+};
+
+struct TrainerTrace {
+  std::optional<ErrorRecord> error;
+  std::vector<TrainerRankRecord> ranks;
+};
+
+}  // namespace accel::trace

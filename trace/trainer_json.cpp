@@ -1,0 +1,170 @@
+#include "trainer_json.hpp"
+
+#include "config_fields.hpp"
+#include "input_limits.hpp"
+
+namespace accel::trace {
+namespace {
+
+Json error_of(const ErrorRecord& e) {
+  Json j = Json::object();
+  j["where"] = e.where;
+  j["type"] = e.type;
+  j["message"] = e.message;
+  if (e.rank) j["rank"] = *e.rank;
+  return j;
+}
+
+Json steps_json(const std::vector<TrainerStepRecord>& steps) {
+  Json out = Json::array();
+  for (const auto& s : steps) {
+    Json j;
+    j["global_step"] = s.global_step ? Json(*s.global_step) : Json(nullptr);
+    j["batches"] = s.batches;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_trainer_config(const Json& config) {
+  if (!config.is_object()) return false;
+  const auto it = config.find("api");
+  return it != config.end() && it->is_string() && it->get<std::string>() == "trainer";
+}
+
+TrainerCase parse_trainer_config(const Json& config) {
+  if (!config.is_object()) throw ConfigError("config: must be a JSON object");
+  const Fields f(config, "");
+  if (f.string("api") != "trainer") f.fail_on("api", "must be \"trainer\"");
+  TrainerCase c;
+  const std::string version = f.string_or("transformers_version", "5.25");
+  const auto release = transformers_release_from_name(version);
+  if (!release)
+    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + version + "\"");
+  c.release = *release;
+  const std::int64_t n = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
+  const std::int64_t ranks = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
+  const std::int64_t batch = f.integer("per_device_train_batch_size", std::int64_t{8}, 1, kMaxTotalBatch);
+  if (batch > kMaxTotalBatch / ranks)
+    f.fail_on("per_device_train_batch_size",
+              "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  c.loop.gradient_accumulation_steps = f.integer("gradient_accumulation_steps", std::int64_t{1}, 1, kMaxCount);
+  c.loop.num_train_epochs = f.integer("num_train_epochs", std::int64_t{3}, 0, kMaxEpochs);
+  const Json* ms = f.find("max_steps");
+  if (ms && (!ms->is_number_integer() || ms->get<std::int64_t>() == 0 || ms->get<std::int64_t>() < -1)) {
+    f.fail_on("max_steps", "must be -1 (epoch based) or an integer >= 1, got " + ms->dump());
+  }
+  c.loop.max_steps = ms ? f.integer("max_steps", std::nullopt, -1, kMaxCount) : -1;
+  const bool drop_last = f.boolean("dataloader_drop_last", false);
+  const std::string strategy = f.string_or("train_sampling_strategy", "random");
+  if (strategy != "random" && strategy != "sequential") {
+    f.fail_on("train_sampling_strategy",
+              "must be \"random\" or \"sequential\" (group_by_length and batch_rebalance are not modelled), got \"" +
+                  strategy + "\"");
+  }
+  if (strategy == "sequential" && c.release == TransformersRelease::v4_57) {
+    f.fail_on("train_sampling_strategy",
+              "\"sequential\" does not exist in transformers 4.57 (its train sampler is always a RandomSampler)");
+  }
+  // TrainingArguments' accelerator_config, as AcceleratorConfig defaults it.
+  Json accelerator = {{"split_batches", false}, {"even_batches", true}, {"use_seedable_sampler", true}};
+  if (const Json* a = f.find("accelerator_config")) {
+    if (!a->is_object()) f.fail_on("accelerator_config", "must be an object");
+    const Fields o(*a, "accelerator_config.");
+    accelerator["split_batches"] = o.boolean("split_batches", false);
+    accelerator["even_batches"] = o.boolean("even_batches", true);
+    accelerator["use_seedable_sampler"] = o.boolean("use_seedable_sampler", true);
+    if (o.find("dispatch_batches") && o.boolean("dispatch_batches", false)) {
+      o.fail_on("dispatch_batches",
+                "true is not modelled for Trainer (a map-style dataset is sharded, not dispatched)");
+    }
+    o.refuse_unread();
+  }
+  Json script = {{"api", "accelerator"},
+                 {"dataset_kind", "map"},
+                 {"dataset_len", n},
+                 {"batch_size", batch},
+                 {"num_processes", ranks},
+                 {"drop_last", drop_last},
+                 {"shuffle", strategy == "random"},
+                 {"epochs", 1},
+                 {"set_seed", f.find("seed") ? *f.find("seed") : Json(42)},
+                 {"accelerator", accelerator},
+                 {"multiprocess", ranks > 1},
+                 {"torch_version", "2.6"}};
+  if (const Json* ds = f.find("data_seed")) script["accelerator"]["data_seed"] = *ds;
+  try {
+    c.job = parse_loader_config(script, {});
+  } catch (const ConfigError& e) {
+    // The script's fields are TrainingArguments here: name them so.
+    std::string m = e.what();
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"config.set_seed", "config.seed"},
+                                   {"config.batch_size", "config.per_device_train_batch_size"},
+                                   {"config.accelerator.data_seed", "config.data_seed"},
+                                   {"config.accelerator.", "config.accelerator_config."}}) {
+      if (m.rfind(from, 0) == 0) {
+        m = to + m.substr(from.size());
+        break;
+      }
+    }
+    throw ConfigError(m);
+  }
+  if (const Json* r = f.find("resume")) {
+    if (!r->is_object())
+      f.fail_on("resume",
+                "must be null or an object (global_step, num_processes, per_device_train_batch_size, "
+                "gradient_accumulation_steps, ignore_data_skip)");
+    const Fields o(*r, "resume.");
+    TrainerResumeSpec s;
+    s.global_step = o.integer("global_step", std::nullopt, 1, kMaxCount);
+    s.num_processes = o.integer("num_processes", ranks, 1, kMaxRanks);
+    s.per_device_train_batch_size = o.integer("per_device_train_batch_size", batch, 1, kMaxTotalBatch);
+    if (s.per_device_train_batch_size > kMaxTotalBatch / s.num_processes) {
+      o.fail_on("per_device_train_batch_size",
+                "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+    }
+    s.gradient_accumulation_steps =
+        o.integer("gradient_accumulation_steps", c.loop.gradient_accumulation_steps, 1, kMaxCount);
+    s.ignore_data_skip = o.boolean("ignore_data_skip", false);
+    o.refuse_unread();
+    c.resume = s;
+  }
+  f.refuse_unread();
+  return c;
+}
+
+LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size) {
+  LoaderCase job = c.job;
+  job.prepare.num_processes = num_processes;
+  job.loader.batch_size = per_device_batch_size;
+  job.multiprocess = num_processes > 1;
+  return job;
+}
+
+Json trainer_to_json(const std::string& case_name, const Json& config, const TrainerTrace& trace) {
+  Json j;
+  j["case"] = case_name;
+  j["family"] = "trainer";
+  j["config"] = config;
+  Json ref;
+  ref["generator"] = "accel-sim";
+  ref["schema_version"] = kSchemaVersion;
+  j["reference"] = std::move(ref);
+  j["error"] = trace.error ? error_of(*trace.error) : Json(nullptr);
+  const bool resumed = is_trainer_config(config) && config.contains("resume") && !config["resume"].is_null();
+  Json ranks = Json::array();
+  for (const auto& r : trace.ranks) {
+    Json rj;
+    rj["rank"] = r.rank;
+    rj["steps"] = steps_json(r.steps);
+    if (resumed) rj["resumed_steps"] = steps_json(r.resumed_steps);
+    if (r.error) rj["error"] = error_of(*r.error);
+    ranks.push_back(std::move(rj));
+  }
+  j["ranks"] = std::move(ranks);
+  return j;
+}
+
+}  // namespace accel::trace

@@ -1,0 +1,21 @@
+// The `trainer` family's JSON: its config (transformers TrainingArguments that decide the data, and an
+// optional resume) and its trace (each rank's optimizer steps and the micro-batches they accumulated).
+#pragma once
+
+#include "trace_json.hpp"
+#include "trainer_case.hpp"
+
+namespace accel::trace {
+
+bool is_trainer_config(const Json& config);
+
+// Raises ConfigError naming the field and the rule.
+TrainerCase parse_trainer_config(const Json& config);
+
+// The accelerator-family script a Trainer job of this shape runs (the resumed job's: another world size,
+// per-device batch size).
+LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size);
+
+Json trainer_to_json(const std::string& case_name, const Json& config, const TrainerTrace& trace);
+
+}  // namespace accel::trace
