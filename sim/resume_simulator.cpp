@@ -12,14 +12,10 @@
 namespace accel::sim {
 namespace {
 
-DataLoaderShard prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {
-  PrepareOptions o = job.prepare;
-  o.process_index = rank;
-  o.process_seed = process_seed(job, rank);
-  PreparedLoader p = prepare_data_loader(job.loader, o);
-  auto* shard = std::get_if<DataLoaderShard>(&p);
+DataLoaderShard sharded(const trace::LoaderCase& job, std::int64_t rank) {
+  auto shard = prepared_shard(job, rank);
   if (!shard) throw trace::ConfigError("config.accelerator.dispatch_batches: the resume family models DataLoaderShard only");
-  return *shard;
+  return std::move(*shard);
 }
 
 std::vector<Batch> batches_of(const LoaderPass& pass, std::int64_t drop) {
@@ -48,7 +44,7 @@ FirstJob run_first_job(const trace::ResumeCase& c) {
     const auto pr = static_cast<std::size_t>(r);
     trace::ResumeRankRecord rec;
     rec.rank = r;
-    DataLoaderShard loader = prepared_shard(c.job, r);
+    DataLoaderShard loader = sharded(c.job, r);
     BroadcastReplay comm(log, r, world);
     for (std::int64_t e = 0; e < c.job.epochs; ++e) {
       if (spec.loop_set_epoch) loader.set_epoch(e);
@@ -126,7 +122,7 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
   for (std::int64_t r = 0; r < world2; ++r) {
     if (r >= world) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
     auto& rec = out.ranks[static_cast<std::size_t>(r)];
-    DataLoaderShard loader = prepared_shard(job2, r);
+    DataLoaderShard loader = sharded(job2, r);
     // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
     // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
     if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);

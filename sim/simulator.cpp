@@ -327,4 +327,13 @@ trace::Trace simulate(const trace::RandpermCase& config) {
   return t;
 }
 
+std::optional<DataLoaderShard> prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {
+  PrepareOptions o = job.prepare;
+  o.process_index = rank;
+  o.process_seed = process_seed(job, rank);
+  PreparedLoader p = prepare_data_loader(job.loader, o);
+  if (auto* shard = std::get_if<DataLoaderShard>(&p)) return std::move(*shard);
+  return std::nullopt;
+}
+
 }  // namespace accel::sim

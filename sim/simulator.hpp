@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "core/data_loader_shard.hpp"
 #include "core/draw_memo.hpp"
 #include "core/error.hpp"
 #include "trace/trace.hpp"
@@ -40,6 +41,10 @@ trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t ra
 // seed_per_rank); without it torch seeds every process from the OS, so each rank gets its own
 // unpredictable seed, stood in for here by a fixed per-rank value (the order is one possible run).
 std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank);
+
+// Rank `rank`'s loader as the job's prepare returns it, seeded as that process is; nullopt when it is a
+// DataLoaderDispatcher (the simulators of whole jobs that read it rank by rank model DataLoaderShard only).
+std::optional<DataLoaderShard> prepared_shard(const trace::LoaderCase& job, std::int64_t rank);
 
 // Whether the ranks of this case draw different epoch orders (an unsynchronised shuffle whose process
 // seeds differ), so no single order describes the job.

@@ -30,15 +30,11 @@ JobShape shape_of(const trace::TrainerCase& c, bool resumed_job) {
   return s;
 }
 
-DataLoaderShard prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {
-  PrepareOptions o = job.prepare;
-  o.process_index = rank;
-  o.process_seed = process_seed(job, rank);
-  PreparedLoader p = prepare_data_loader(job.loader, o);
-  auto* shard = std::get_if<DataLoaderShard>(&p);
+DataLoaderShard sharded(const trace::LoaderCase& job, std::int64_t rank) {
+  auto shard = prepared_shard(job, rank);
   if (!shard)
     throw trace::ConfigError("config.accelerator_config.dispatch_batches: Trainer's loader is modelled sharded only");
-  return *shard;
+  return std::move(*shard);
 }
 
 std::int64_t len_of(const DataLoaderShard& loader) {
@@ -50,7 +46,7 @@ std::int64_t len_of(const DataLoaderShard& loader) {
 std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, const JobShape& shape, std::int64_t rank,
                                                const std::shared_ptr<std::vector<std::vector<std::int64_t>>>& log,
                                                bool resumed_job) {
-  DataLoaderShard loader = prepared_shard(shape.job, rank);
+  DataLoaderShard loader = sharded(shape.job, rank);
   const TrainerSchedule schedule = trainer_schedule(len_of(loader), shape.loop);
   std::optional<TrainerResumePosition> start;
   if (resumed_job) start = resume_position(c.resume->global_step, schedule, c.resume->ignore_data_skip);
@@ -100,7 +96,7 @@ trace::ErrorRecord rank_error(const AccelerateError& e) {
 
 TrainerSchedule trainer_job_schedule(const trace::TrainerCase& c, bool resumed_job, std::int64_t rank) {
   const JobShape shape = shape_of(c, resumed_job);
-  return trainer_schedule(len_of(prepared_shard(shape.job, rank)), shape.loop);
+  return trainer_schedule(len_of(sharded(shape.job, rank)), shape.loop);
 }
 
 trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {

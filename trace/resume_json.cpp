@@ -77,36 +77,16 @@ ResumeCase parse_resume_config(const Json& config) {
   return rc;
 }
 
-namespace {
-
-Json error_of(const ErrorRecord& e) {
-  Json j = Json::object();
-  j["where"] = e.where;
-  j["type"] = e.type;
-  j["message"] = e.message;
-  if (e.rank) j["rank"] = *e.rank;
-  return j;
-}
-
-}  // namespace
-
 Json resume_to_json(const std::string& case_name, const Json& config, const ResumeTrace& trace) {
-  Json j;
-  j["case"] = case_name;
-  j["family"] = "resume";
-  j["config"] = config;
-  Json ref;
-  ref["generator"] = "accel-sim";
-  ref["schema_version"] = kSchemaVersion;
-  j["reference"] = std::move(ref);
-  j["error"] = trace.error ? error_of(*trace.error) : Json(nullptr);
+  Json j = trace_head(case_name, "resume", config);
+  j["error"] = trace.error ? error_record_json(*trace.error) : Json(nullptr);
   Json ranks = Json::array();
   for (const auto& r : trace.ranks) {
     Json rj;
     rj["rank"] = r.rank;
     rj["uninterrupted"] = r.uninterrupted;
     rj["resumed"] = r.resumed;
-    if (r.error) rj["error"] = error_of(*r.error);
+    if (r.error) rj["error"] = error_record_json(*r.error);
     ranks.push_back(std::move(rj));
   }
   j["ranks"] = std::move(ranks);

@@ -664,15 +664,22 @@ LoaderCase parse_loader_config(const Json& config, const std::vector<std::string
   return parse_loader(config, read_by_caller);
 }
 
-Json to_json(const std::string& case_name, const Json& config, const Trace& trace) {
+Json trace_head(const std::string& case_name, const std::string& family, const Json& config) {
   Json j;
   j["case"] = case_name;
-  j["family"] = family_of(config);
+  j["family"] = family;
   j["config"] = config;
   Json ref;
   ref["generator"] = "accel-sim";
   ref["schema_version"] = kSchemaVersion;
   j["reference"] = std::move(ref);
+  return j;
+}
+
+Json error_record_json(const ErrorRecord& e) { return error_json(e, true); }
+
+Json to_json(const std::string& case_name, const Json& config, const Trace& trace) {
+  Json j = trace_head(case_name, family_of(config), config);
   j["error"] = trace.error ? error_json(*trace.error, true) : Json(nullptr);
   if (const auto* ranks = std::get_if<std::vector<RankRecord>>(&trace.body)) {
     j["ranks"] = array_of(*ranks, rank_json);

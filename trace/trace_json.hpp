@@ -31,6 +31,12 @@ CaseConfig parse_config(const Json& config);
 
 // A loader config (the accelerator or prepare_data_loader families) that a caller's family wraps, with the
 // keys the caller read itself before removing them (for the unknown-key refusal's "did you mean").
+// What every trace file starts with: case, family, config and the simulator's `reference`.
+Json trace_head(const std::string& case_name, const std::string& family, const Json& config);
+
+// An error record as the golden schema writes it (where, type, message, rank).
+Json error_record_json(const ErrorRecord& e);
+
 LoaderCase parse_loader_config(const Json& config, const std::vector<std::string>& read_by_caller);
 
 // The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.

@@ -6,15 +6,6 @@
 namespace accel::trace {
 namespace {
 
-Json error_of(const ErrorRecord& e) {
-  Json j = Json::object();
-  j["where"] = e.where;
-  j["type"] = e.type;
-  j["message"] = e.message;
-  if (e.rank) j["rank"] = *e.rank;
-  return j;
-}
-
 Json steps_json(const std::vector<TrainerStepRecord>& steps) {
   Json out = Json::array();
   for (const auto& s : steps) {
@@ -144,15 +135,8 @@ LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::in
 }
 
 Json trainer_to_json(const std::string& case_name, const Json& config, const TrainerTrace& trace) {
-  Json j;
-  j["case"] = case_name;
-  j["family"] = "trainer";
-  j["config"] = config;
-  Json ref;
-  ref["generator"] = "accel-sim";
-  ref["schema_version"] = kSchemaVersion;
-  j["reference"] = std::move(ref);
-  j["error"] = trace.error ? error_of(*trace.error) : Json(nullptr);
+  Json j = trace_head(case_name, "trainer", config);
+  j["error"] = trace.error ? error_record_json(*trace.error) : Json(nullptr);
   const bool resumed = is_trainer_config(config) && config.contains("resume") && !config["resume"].is_null();
   Json ranks = Json::array();
   for (const auto& r : trace.ranks) {
@@ -160,7 +144,7 @@ Json trainer_to_json(const std::string& case_name, const Json& config, const Tra
     rj["rank"] = r.rank;
     rj["steps"] = steps_json(r.steps);
     if (resumed) rj["resumed_steps"] = steps_json(r.resumed_steps);
-    if (r.error) rj["error"] = error_of(*r.error);
+    if (r.error) rj["error"] = error_record_json(*r.error);
     ranks.push_back(std::move(rj));
   }
   j["ranks"] = std::move(ranks);
