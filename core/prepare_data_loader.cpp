@@ -59,6 +59,20 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
   s.torch_version = options.torch_version;
   s.seed = options.process_seed;
   s.seed_draws = options.process_generator_draws;
+  if (loader.length_grouping) {
+    // Not a RandomSampler, so use_seedable_sampler does not replace it and data_seed never reaches it. It has a
+    // `generator` attribute (None), which prepare_data_loader fills as a RandomSampler's when the seedable sampler
+    // is off (the same branch below): then rng_types' "generator" keeps the ranks' randperms alike; otherwise every
+    // rank draws from its own global generator, alike only while the ranks drew alike since set_seed.
+    s.kind = SamplerKind::LengthGrouped;
+    s.length_grouping = loader.length_grouping;
+    if (!options.use_seedable_sampler && options.num_processes != 1 && !dispatch) {
+      TorchGenerator global(options.process_seed);
+      global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);
+      s.generator_seed = draw_seed(global);
+    }
+    return s;
+  }
   if (!loader.shuffle) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;

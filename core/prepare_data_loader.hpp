@@ -17,6 +17,7 @@
 #include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
 #include "hf_iterable_dataset.hpp"
+#include "length_grouped_sampler.hpp"
 #include "randperm.hpp"
 #include "torch_generator.hpp"
 #include "torch_seed.hpp"
@@ -52,6 +53,9 @@ struct DataLoaderArgs {
   // A map-style datasets.Dataset shuffled with .shuffle(seed): the sampler's index i reads example
   // hf_dataset_shuffle_indices(dataset_len, seed)[i].
   std::optional<std::uint64_t> hf_map_shuffle_seed;
+  // DataLoader(sampler=LengthGroupedSampler(...)) (map-style only; `shuffle` is then false): what transformers.Trainer
+  // builds under group_by_length. Its lengths must number dataset_len.
+  std::optional<LengthGrouping> length_grouping;
   friend bool operator==(const DataLoaderArgs&, const DataLoaderArgs&) = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,12 @@ namespace accel {
 Sampler::Sampler(SamplerOptions options)
     : options_(options), generator_(options.generator_seed.value_or(0)), global_generator_(options.seed) {
   global_generator_.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options_.seed_draws);
-  if (options_.kind != SamplerKind::Sequential) {
+  if (options_.kind == SamplerKind::LengthGrouped) {
+    // LengthGroupedSampler's constructor checks nothing of the kind; an empty dataset fails at iteration.
+    if (!options_.length_grouping || options_.length_grouping->size() != options_.dataset_len) {
+      throw std::invalid_argument("Sampler: a LengthGrouped sampler needs one length per sample");
+    }
+  } else if (options_.kind != SamplerKind::Sequential) {
     const std::int64_t n = size();
     if (n <= 0) {
       throw AccelerateError(PyErrorType::ValueError, "DataLoader",
@@ -24,7 +30,9 @@ Sampler::Sampler(SamplerOptions options)
 }
 
 std::int64_t Sampler::size() const noexcept {
-  if (options_.kind == SamplerKind::Sequential) return options_.dataset_len;
+  if (options_.kind == SamplerKind::Sequential || options_.kind == SamplerKind::LengthGrouped) {
+    return options_.dataset_len;
+  }
   return options_.num_samples.value_or(options_.dataset_len);
 }
 
@@ -36,6 +44,12 @@ SampleOrder Sampler::iterate() {
       if (options_.generator_seed) return draw(generator_);
       TorchGenerator fresh(draw_seed(global_generator_));
       return draw(fresh);
+    }
+    case SamplerKind::LengthGrouped: {
+      // generator=None unless prepare_data_loader gave it one: the randperm comes from the global generator.
+      TorchGenerator& gen = options_.generator_seed ? generator_ : global_generator_;
+      const LengthGrouping& g = *options_.length_grouping;
+      return SampleOrder::of(length_grouped_indices(*g.lengths, g.batch_size, gen, options_.torch_version));
     }
     case SamplerKind::SeedableRandom: {
       TorchGenerator gen(torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version));
@@ -58,6 +72,9 @@ bool Sampler::yields_permutation() const noexcept {
 
 void Sampler::check_iterate() const {
   if (is_seedable()) (void)torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version);
+  if (options_.kind == SamplerKind::LengthGrouped && options_.dataset_len == 0) {
+    (void)group_by_length({}, options_.length_grouping->batch_size, {});  // raises argmax's IndexError
+  }
 }
 
 void Sampler::build_loader_iterator() {

@@ -1,8 +1,11 @@
-// torch's samplers as Accelerate sees them: SequentialSampler, RandomSampler, SeedableRandomSampler.
+// torch's samplers as Accelerate sees them: SequentialSampler, RandomSampler, SeedableRandomSampler, and
+// transformers' LengthGroupedSampler (core/length_grouped_sampler), which Trainer trains with under group_by_length.
 //
 // A Sampler is stateful across epochs exactly where torch's is: a RandomSampler keeps one generator
 // running over every epoch (two randperm calls per epoch when num_samples == n), while a
-// SeedableRandomSampler reseeds with initial_seed + epoch and bumps its own epoch after a full pass.
+// SeedableRandomSampler reseeds with initial_seed + epoch and bumps its own epoch after a full pass. A
+// LengthGroupedSampler draws one randperm per epoch from its generator (none of its own: the process's global
+// one) and has no set_epoch.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <optional>
 
 #include "draw_memo.hpp"
+#include "length_grouped_sampler.hpp"
 #include "randperm.hpp"
 #include "sample_order.hpp"
 #include "torch_generator.hpp"
@@ -20,7 +24,7 @@ namespace accel {
 // torch.empty((), dtype=torch.int64).random_(): how torch turns its global generator into a fresh seed.
 inline std::uint64_t draw_seed(TorchGenerator& gen) { return gen.random64() % (std::uint64_t{1} << 63); }
 
-enum class SamplerKind { Sequential, Random, SeedableRandom };
+enum class SamplerKind { Sequential, Random, SeedableRandom, LengthGrouped };
 
 struct SamplerOptions {
   SamplerKind kind = SamplerKind::Sequential;
@@ -37,9 +41,12 @@ struct SamplerOptions {
   // Python int: every pass seeds manual_seed(initial_seed + epoch), which raises once that leaves
   // torch's range.
   PythonInt initial_seed = kTorchDefaultSeed;
-  // Random only: the seed of the sampler's own generator (DataLoader(generator=...), or the one
-  // prepare_data_loader gives it), kept running across epochs.
+  // Random and LengthGrouped: the seed of the sampler's own generator (DataLoader(generator=...), or the one
+  // prepare_data_loader gives it), kept running across epochs; nullopt: a RandomSampler draws a fresh seed
+  // from the global generator every pass, a LengthGroupedSampler its randperm from the global generator itself.
   std::optional<std::uint64_t> generator_seed;
+  // LengthGrouped only: its batch_size and the dataset's lengths (size() == dataset_len).
+  std::optional<LengthGrouping> length_grouping;
   // The DataLoader that iterates this sampler holds the sampler's own generator as its `generator`
   // (the user's DataLoader(generator=g), prepared as a DataLoaderShard). Each pass of a torch DataLoader
   // first draws its `_base_seed` from that generator, or from the global one when it has none, before
@@ -64,9 +71,10 @@ class Sampler {
   void set_epoch(std::int64_t epoch) noexcept { epoch_ = epoch; }
 
   // The generator Accelerate keeps synchronised across ranks (rng_types=["generator"]): a
-  // RandomSampler's own generator. Seedable and sequential samplers have none.
+  // RandomSampler's or LengthGroupedSampler's own generator. Seedable and sequential samplers have none.
   bool has_synchronized_generator() const noexcept {
-    return options_.kind == SamplerKind::Random && options_.generator_seed.has_value();
+    return (options_.kind == SamplerKind::Random || options_.kind == SamplerKind::LengthGrouped) &&
+           options_.generator_seed.has_value();
   }
   GeneratorState generator_state() const noexcept { return generator_.state(); }
   void set_generator_state(const GeneratorState& state) { generator_.set_state(state); }
@@ -95,7 +103,8 @@ class Sampler {
   // replacement of num_samples == len), so what a pass covers follows from the loaders' structure alone.
   bool yields_permutation() const noexcept;
   // Raises what iterate() raises before it draws (a SeedableRandomSampler's initial_seed + epoch out of
-  // torch's range), without drawing: for callers that need only the counts of a permutation.
+  // torch's range; a LengthGroupedSampler over no sample), without drawing: for callers that need only the counts
+  // of a permutation.
   void check_iterate() const;
 
   // Draws through `memo`, shared with samplers that would make the same draws (other simulated ranks).

@@ -27,6 +27,11 @@ bool resume_fails_on_cpu_group(TransformersRelease release, std::int64_t resumed
   return release == TransformersRelease::v4_57 && resumed_world_size > 1;
 }
 
+bool finds_rng_state(std::int64_t saved_world_size, std::int64_t world_size, std::int64_t rank) {
+  if (world_size <= 1) return saved_world_size <= 1;     // rng_state.pth
+  return saved_world_size > 1 && rank < saved_world_size;  // rng_state_{rank}.pth
+}
+
 TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopOptions& o) {
   TrainerSchedule s;
   const std::int64_t ga = std::max<std::int64_t>(o.gradient_accumulation_steps, 1);

@@ -65,6 +65,22 @@ struct TrainerResumePosition {
 
 TrainerResumePosition resume_position(std::int64_t global_step, const TrainerSchedule& schedule, bool ignore_data_skip);
 
+// Rule (both releases): at a checkpoint every rank saves its process's RNG states (torch's global generator among
+// them) as rng_state.pth when the world size is 1, rng_state_{rank}.pth otherwise (_save_rng_state), and a
+// resumed rank loads the file of its own name (_load_rng_state); a rank that finds none keeps its generator, with
+// an info-level log line only. So only R == R2 == 1, or R > 1 and R2 > 1 for ranks below R, load one. Whatever
+// draws from the global generator (a LengthGroupedSampler's randperm, a generator-less RandomSampler's seed, the
+// DataLoader iterator's _base_seed) draws from the loaded state afterwards.
+bool finds_rng_state(std::int64_t saved_world_size, std::int64_t world_size, std::int64_t rank);
+
+// Rule (both releases): when the resumed epoch's first batches are skipped, the RNG state is loaded after the
+// skipped loader yielded its first batches (rng_to_sync: so after that pass drew its order from the resumed
+// process's own generator); when nothing is skipped (an epoch boundary, or ignore_data_skip), before its
+// iterator is built, so that pass draws from the loaded state.
+inline bool loads_rng_state_before_pass(const TrainerResumePosition& position) {
+  return position.steps_trained_in_current_epoch == 0;
+}
+
 // One optimizer step: the micro-batches it accumulated, as (epoch, batch index in that epoch's pass).
 struct MicroBatchRef {
   std::int64_t epoch = 0;

@@ -25,7 +25,7 @@ JobShape shape_of(const trace::TrainerCase& c, bool resumed_job) {
     return s;
   }
   const auto& r = *c.resume;
-  s.job = trace::trainer_job(c, r.num_processes, r.per_device_train_batch_size);
+  s.job = trace::trainer_job(c, r.num_processes, r.per_device_train_batch_size, r.gradient_accumulation_steps);
   s.loop.gradient_accumulation_steps = r.gradient_accumulation_steps;
   return s;
 }
@@ -42,14 +42,29 @@ std::int64_t len_of(const DataLoaderShard& loader) {
   return len.ok() ? len.value() : 0;
 }
 
-// One rank's run of one job: the loop's steps, read from the passes it iterated.
+// Each first-job rank's global generator as checkpoint-G saves it (rng_state[_{rank}].pth): its state once the pass
+// holding step G has drawn, since nothing in the loop draws from it mid-pass; nullopt where nothing saved it.
+using SavedRngStates = std::vector<std::optional<GeneratorState>>;
+
+// One rank's run of one job: the loop's steps, read from the passes it iterated. The first job (with a resume)
+// fills `saved_rng[rank]`; the resumed job loads the state its rank finds there, when Trainer does.
 std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, const JobShape& shape, std::int64_t rank,
                                                const std::shared_ptr<std::vector<std::vector<std::int64_t>>>& log,
-                                               bool resumed_job) {
+                                               bool resumed_job, SavedRngStates& saved_rng) {
   DataLoaderShard loader = sharded(shape.job, rank);
   const TrainerSchedule schedule = trainer_schedule(len_of(loader), shape.loop);
   std::optional<TrainerResumePosition> start;
   if (resumed_job) start = resume_position(c.resume->global_step, schedule, c.resume->ignore_data_skip);
+  const auto r = static_cast<std::size_t>(rank);
+  std::optional<GeneratorState> rng_to_load;
+  if (resumed_job && finds_rng_state(c.job.prepare.num_processes, shape.job.prepare.num_processes, rank) &&
+      r < saved_rng.size()) {
+    rng_to_load = saved_rng[r];
+  }
+  const auto load_rng = [&] {
+    if (rng_to_load) loader.set_process_generator_state(*rng_to_load);  // shared with the skipped loader
+  };
+  std::vector<std::optional<GeneratorState>> rng_after_pass;  // by epoch: the global generator once it drew
   BroadcastReplay comm(log, rank, shape.job.prepare.num_processes);
   struct Pass {
     std::int64_t epoch, skip;
@@ -57,6 +72,8 @@ std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, cons
   };
   std::vector<Pass> passes;
   const TrainerRun run = run_trainer_loop(schedule, start, [&](std::int64_t epoch, std::int64_t skip) {
+    const bool resumed_epoch = start && epoch == start->epochs_trained;
+    if (resumed_epoch && loads_rng_state_before_pass(*start)) load_rng();
     if (skip == 0) {
       loader.set_epoch(epoch);
       passes.push_back({epoch, 0, loader.iterate(&comm)});
@@ -68,12 +85,21 @@ std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, cons
       skipped.set_epoch(epoch);
       passes.push_back({epoch, skip, skipped.iterate(&comm)});
     }
+    if (resumed_epoch && !loads_rng_state_before_pass(*start)) load_rng();
+    rng_after_pass.resize(static_cast<std::size_t>(epoch) + 1);
+    rng_after_pass.back() = loader.process_generator_state();
     return passes.back().pass.num_batches();
   });
   auto batch_of = [&](const MicroBatchRef& m) {
     const auto p = std::find_if(passes.begin(), passes.end(), [&](const Pass& x) { return x.epoch == m.epoch; });
     return p->pass.batch(m.batch - p->skip);
   };
+  if (!resumed_job && c.resume && r < saved_rng.size()) {
+    for (const auto& step : run.steps) {
+      if (step.global_step != c.resume->global_step) continue;
+      saved_rng[r] = rng_after_pass[static_cast<std::size_t>(step.micro_batches.back().epoch)];
+    }
+  }
   std::vector<trace::TrainerStepRecord> out;
   for (const auto& step : run.steps) {
     trace::TrainerStepRecord rec{step.global_step, {}};
@@ -104,6 +130,7 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {
   const std::int64_t world = c.job.prepare.num_processes;
   const std::int64_t world2 = c.resume ? c.resume->num_processes : 0;
   for (std::int64_t r = 0; r < std::max(world, world2); ++r) out.ranks.push_back({r, {}, {}, std::nullopt});
+  SavedRngStates saved_rng(static_cast<std::size_t>(world));
   for (bool resumed_job : {false, true}) {
     if (resumed_job && !c.resume) break;
     const JobShape shape = shape_of(c, resumed_job);
@@ -116,7 +143,7 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {
         continue;
       }
       try {
-        (resumed_job ? rec.resumed_steps : rec.steps) = run_rank(c, shape, r, log, resumed_job);
+        (resumed_job ? rec.resumed_steps : rec.steps) = run_rank(c, shape, r, log, resumed_job, saved_rng);
       } catch (const AccelerateError& e) {
         rec.error = rank_error(e);
       }

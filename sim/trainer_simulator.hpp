@@ -6,6 +6,9 @@
 // resumed job derives its epoch and skip with its own len(dataloader), and each process's RNG state
 // (rng_state_{rank}.pth), loaded after the loader is prepared, so it reaches no sampler Accelerate seeded at
 // prepare. A SeedableRandomSampler's order depends on seed + epoch alone, and Trainer calls set_epoch every epoch.
+// What draws from the global generator does see it: a LengthGroupedSampler (group_by_length) draws its randperm
+// there every pass, so its resumed job's orders follow where the state is loaded and which ranks find a file
+// (core/trainer_loop: finds_rng_state, loads_rng_state_before_pass).
 #pragma once
 
 #include "core/trainer_loop.hpp"

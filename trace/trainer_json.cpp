@@ -1,6 +1,10 @@
 #include "trainer_json.hpp"
 
+#include <memory>
+#include <vector>
+
 #include "config_fields.hpp"
+#include "core/saturating.hpp"
 #include "input_limits.hpp"
 
 namespace accel::trace {
@@ -50,10 +54,39 @@ TrainerCase parse_trainer_config(const Json& config) {
   c.loop.max_steps = ms ? f.integer("max_steps", std::nullopt, -1, kMaxCount) : -1;
   const bool drop_last = f.boolean("dataloader_drop_last", false);
   const std::string strategy = f.string_or("train_sampling_strategy", "random");
-  if (strategy != "random" && strategy != "sequential") {
+  if (strategy != "random" && strategy != "sequential" && strategy != "group_by_length") {
     f.fail_on("train_sampling_strategy",
-              "must be \"random\" or \"sequential\" (group_by_length and batch_rebalance are not modelled), got \"" +
+              "must be \"random\", \"sequential\" or \"group_by_length\" (batch_rebalance is not modelled), got \"" +
                   strategy + "\"");
+  }
+  // 5.x's train_sampling_strategy="group_by_length" is 4.57's group_by_length=True: a LengthGroupedSampler either way.
+  const bool group_by_length = strategy == "group_by_length";
+  const auto lengths = std::make_shared<std::vector<std::int64_t>>();
+  if (const Json* l = f.find("lengths")) {
+    if (!group_by_length)
+      f.fail_on("lengths", "is read only with train_sampling_strategy \"group_by_length\" (got \"" + strategy + "\")");
+    if (!l->is_array())
+      f.fail_on("lengths", "must be an array of dataset_len integers >= 0 (sample i's length at index i)");
+    if (static_cast<std::int64_t>(l->size()) != n)
+      f.fail_on("lengths", "must hold one length per sample: " + std::to_string(l->size()) + " given, dataset_len is " +
+                               std::to_string(n));
+    lengths->reserve(l->size());
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      const Json& v = (*l)[i];
+      const std::string at = "lengths[" + std::to_string(i) + "]";
+      if (!v.is_number_integer()) f.fail_on(at, "must be an integer >= 0 (a sample's len()), got " + v.dump());
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxCount))
+        f.fail_on(at, "must be <= " + std::to_string(kMaxCount) + " (input limit), got " + v.dump());
+      const auto value = v.get<std::int64_t>();
+      if (value < 0) f.fail_on(at, "must be >= 0 (a sample's len()), got " + std::to_string(value));
+      lengths->push_back(value);
+    }
+  } else if (group_by_length) {
+    f.fail_on("lengths", "is required with train_sampling_strategy \"group_by_length\" (one length per sample)");
+  }
+  if (group_by_length && n == 0) {
+    f.fail_on("dataset_len",
+              "must be >= 1 with train_sampling_strategy \"group_by_length\" (LengthGroupedSampler reads dataset[0])");
   }
   if (strategy == "sequential" && c.release == TransformersRelease::v4_57) {
     f.fail_on("train_sampling_strategy",
@@ -102,6 +135,10 @@ TrainerCase parse_trainer_config(const Json& config) {
     }
     throw ConfigError(m);
   }
+  if (group_by_length) {
+    // Trainer._get_train_sampler: LengthGroupedSampler(train_batch_size * gradient_accumulation_steps, ...).
+    c.job.loader.length_grouping = LengthGrouping{sat_mul(batch, c.loop.gradient_accumulation_steps), lengths};
+  }
   if (const Json* r = f.find("resume")) {
     if (!r->is_object())
       f.fail_on("resume",
@@ -126,10 +163,14 @@ TrainerCase parse_trainer_config(const Json& config) {
   return c;
 }
 
-LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size) {
+LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size,
+                       std::int64_t gradient_accumulation_steps) {
   LoaderCase job = c.job;
   job.prepare.num_processes = num_processes;
   job.loader.batch_size = per_device_batch_size;
+  // The job's own Trainer builds its LengthGroupedSampler: megabatches of its per-device batch times its accumulation.
+  if (job.loader.length_grouping)
+    job.loader.length_grouping->batch_size = sat_mul(per_device_batch_size, gradient_accumulation_steps);
   job.multiprocess = num_processes > 1;
   return job;
 }

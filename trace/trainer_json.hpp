@@ -13,8 +13,9 @@ bool is_trainer_config(const Json& config);
 TrainerCase parse_trainer_config(const Json& config);
 
 // The accelerator-family script a Trainer job of this shape runs (the resumed job's: another world size,
-// per-device batch size).
-LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size);
+// per-device batch size, accumulation; the last sizes a LengthGroupedSampler's megabatches).
+LoaderCase trainer_job(const TrainerCase& c, std::int64_t num_processes, std::int64_t per_device_batch_size,
+                       std::int64_t gradient_accumulation_steps);
 
 Json trainer_to_json(const std::string& case_name, const Json& config, const TrainerTrace& trace);
 

@@ -14,7 +14,9 @@ Trainer(...).train() to the end; with config.resume it also saves checkpoint-G (
 G). The second job (only with config.resume) is a new group of fresh processes, R2 = resume.num_processes, with
 the resume's batch shape and ignore_data_skip, calling trainer.train(resume_from_checkpoint=<output_dir>/checkpoint-G).
 
-The data is a map-style torch Dataset whose sample i is {"x": tensor([float(i)]), "labels": tensor([0.0])}; the
+The data is a map-style torch Dataset whose sample i is {"x": tensor([float(i)]), "labels": tensor([0.0])} (with
+train_sampling_strategy "group_by_length" also "input_ids": a list of config.lengths[i] zeros, from which
+LengthGroupedSampler reads the lengths; the collator drops it, as the model takes no input_ids); the
 model is a Linear(1, 1) whose forward(x, labels) notes x's ids (the micro-batch) while training; a TrainerCallback's
 on_step_end closes an optimizer step. The model is built before the Trainer (which calls set_seed(seed) in its
 __init__), as users do, and draws nothing from any generator while training.
@@ -41,6 +43,7 @@ DEFAULT_HANG_TIMEOUT = 300.0
 CONFIG_KEYS = ("api", "transformers_version", "dataset_len", "num_processes", "per_device_train_batch_size",
                "gradient_accumulation_steps", "num_train_epochs", "max_steps", "dataloader_drop_last", "seed",
                "data_seed", "train_sampling_strategy", "accelerator_config", "resume")
+OPTIONAL_KEYS = ("lengths",)  # only with train_sampling_strategy "group_by_length" (required then)
 ACCELERATOR_KEYS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler")
 RESUME_KEYS = ("global_step", "num_processes", "per_device_train_batch_size", "gradient_accumulation_steps",
                "ignore_data_skip")
@@ -60,13 +63,13 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _keys(obj, keys, where):
+def _keys(obj, keys, where, optional=()):
     if not isinstance(obj, dict):
         raise BadInput(f"{where}: must be an object")
     for k in keys:
         if k not in obj:
             raise BadInput(f"{where}.{k}: is required")
-    unknown = [k for k in obj if k not in keys]
+    unknown = [k for k in obj if k not in keys and k not in optional]
     if unknown:
         raise BadInput(f"{where}.{unknown[0]}: not a key of the trainer family")
 
@@ -109,7 +112,7 @@ def check_config(doc):
     if doc.get("family") != FAMILY:
         raise BadInput(f'family: must be "{FAMILY}"')
     c = doc.get("config")
-    _keys(c, CONFIG_KEYS, "config")
+    _keys(c, CONFIG_KEYS, "config", OPTIONAL_KEYS)
     if c["api"] != "trainer":
         raise BadInput('config.api: must be "trainer"')
     if c["transformers_version"] not in VERSIONS:
@@ -126,8 +129,17 @@ def check_config(doc):
     _bool(c, "dataloader_drop_last", "config")
     if c["data_seed"] is not None and (not _is_int(c["data_seed"]) or c["data_seed"] < 0):
         raise BadInput("config.data_seed: must be null or an integer >= 0")
-    if c["train_sampling_strategy"] not in ("random", "sequential"):
-        raise BadInput('config.train_sampling_strategy: must be "random" or "sequential"')
+    if c["train_sampling_strategy"] not in ("random", "sequential", "group_by_length"):
+        raise BadInput('config.train_sampling_strategy: must be "random", "sequential" or "group_by_length"')
+    if c["train_sampling_strategy"] == "group_by_length":
+        lengths = c.get("lengths")
+        if not isinstance(lengths, list) or len(lengths) != c["dataset_len"]:
+            raise BadInput("config.lengths: must be a list of dataset_len integers >= 0 with train_sampling_strategy "
+                           '"group_by_length"')
+        if not all(_is_int(v) and v >= 0 for v in lengths):
+            raise BadInput("config.lengths: every length must be an integer >= 0")
+    elif "lengths" in c:
+        raise BadInput('config.lengths: only with train_sampling_strategy "group_by_length"')
     if c["train_sampling_strategy"] == "sequential" and c["transformers_version"] == "4.57":
         raise BadInput('config.train_sampling_strategy: "sequential" needs transformers 5.25 (4.57 has no '
                        "TrainingArguments.train_sampling_strategy; its training sampler is always random)")
@@ -168,6 +180,21 @@ class IdDataset(torch.utils.data.Dataset):
 
     def __getitem__(self, i):
         return {"x": torch.tensor([float(i)]), "labels": torch.tensor([0.0])}
+
+
+class LengthDataset(IdDataset):
+    """IdDataset whose samples also hold "input_ids" of lengths[i] tokens: LengthGroupedSampler (lengths=None, as
+    Trainer passes for a dataset that is not a datasets.Dataset) reads len(dataset[i]["input_ids"]) of every sample
+    by iterating the dataset, so __getitem__ ends it with IndexError as a sequence does."""
+
+    def __init__(self, lengths):
+        super().__init__(len(lengths))
+        self.lengths = lengths
+
+    def __getitem__(self, i):
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return dict(super().__getitem__(i), input_ids=[0] * self.lengths[i])
 
 
 class TinyModel(torch.nn.Module):
@@ -234,6 +261,8 @@ def training_arguments(c, output_dir, b, k, save_steps, ignore_data_skip):
         kwargs["save_steps"] = save_steps
     if c["transformers_version"] != "4.57":
         kwargs["train_sampling_strategy"] = c["train_sampling_strategy"]
+    elif c["train_sampling_strategy"] == "group_by_length":
+        kwargs["group_by_length"] = True  # 4.57's spelling of the same LengthGroupedSampler
     return TrainingArguments(**kwargs)
 
 
@@ -247,7 +276,8 @@ def run_job(c, rank, progress, output_dir, b, k, save_steps=None, ignore_data_sk
     try:
         model = TinyModel(c["dataset_len"])  # before the Trainer (whose __init__ calls set_seed), as users do
         args = training_arguments(c, output_dir, b, k, save_steps, ignore_data_skip)
-        trainer = Trainer(model=model, args=args, train_dataset=IdDataset(c["dataset_len"]), callbacks=[recorder])
+        data = LengthDataset(c["lengths"]) if "lengths" in c else IdDataset(c["dataset_len"])
+        trainer = Trainer(model=model, args=args, train_dataset=data, callbacks=[recorder])
         trainer.train(resume_from_checkpoint=checkpoint)
     except Exception as exc:
         traceback.print_exc()  # to stderr, for whoever reads the recording's log; the case keeps type and message

@@ -12,12 +12,15 @@ max_steps, gradient accumulation with a short last accumulation step, drop_last,
 sampler (5.25), Accelerate's RandomSampler (use_seedable_sampler false) and split_batches; then resumes from
 checkpoint-G in fresh processes: mid-epoch and at an epoch boundary, ignore_data_skip, and a different world size,
 per-device batch size or accumulation in the resumed job. A resume's G is checked to fall inside the first job
-(the recorder refuses it otherwise). A file is written only when the case is not there yet, as `case`, `family` and
+(the recorder refuses it otherwise). The `-gbl-` cases train with transformers' LengthGroupedSampler
+(train_sampling_strategy "group_by_length" in 5.25, group_by_length=True in 4.57) over per-sample `lengths` drawn here
+with a fixed Python random.Random: "rand" (1..64, few ties) or "ties" (from {0, 8, 8, 16, 32}). A file is written only when the case is not there yet, as `case`, `family` and
 `config` alone.
 """
 import json
 import math
 import os
+import random
 
 GOLDEN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIRECTORY = "cases-trainer"
@@ -36,6 +39,22 @@ def config(version, R, n, b, k, E, **kw):
     c["accelerator_config"].update(acc)
     c.update(kw)
     return c
+
+
+def lengths(kind, n):
+    """Per-sample lengths for the group_by_length cases, fixed by (kind, n)."""
+    if kind == "rand":
+        rng = random.Random(1000 + n)
+        return [rng.randint(1, 64) for _ in range(n)]
+    if kind == "ties":
+        rng = random.Random(2000 + n)
+        return [rng.choice((0, 8, 8, 16, 32)) for _ in range(n)]
+    raise ValueError(kind)
+
+
+def gbl(version, R, n, b, k, E, kind, **kw):
+    """A group_by_length config: LengthGroupedSampler over lengths(kind, n)."""
+    return config(version, R, n, b, k, E, train_sampling_strategy="group_by_length", lengths=lengths(kind, n), **kw)
 
 
 def resume(G, R2, b2, k2, ignore_data_skip=False):
@@ -107,6 +126,35 @@ def cases(version):
     if v == "5.25":
         # A bigger one: 8 ranks, 391 batches per rank and epoch, 98 update steps per epoch, resumed mid-epoch 1.
         out["r8-n50000-b16-k4-e3-resume-g100"] = config(v, 8, 50000, 16, 4, 3, resume=resume(100, 8, 16, 4))
+    # group_by_length: LengthGroupedSampler, whose randperm comes from each process's global generator (no
+    # set_epoch, data_seed unused), or from the generator prepare gives it without the seedable sampler.
+    out["r1-n23-b2-k1-e2-gbl-rand"] = gbl(v, 1, 23, 2, 1, 2, "rand")
+    out["r2-n37-b2-k2-e3-gbl-rand"] = gbl(v, 2, 37, 2, 2, 3, "rand")
+    out["r3-n50-b2-k1-e2-gbl-ties"] = gbl(v, 3, 50, 2, 1, 2, "ties")
+    out["r2-n41-b3-k2-e2-gbl-ties-dataseed7"] = gbl(v, 2, 41, 3, 2, 2, "ties", data_seed=7)
+    out["r2-n37-b2-k2-e2-gbl-rand-noseedable"] = gbl(v, 2, 37, 2, 2, 2, "rand",
+                                                     accelerator_config={"use_seedable_sampler": False})
+    out["r2-n200-b2-k1-e2-gbl-rand"] = gbl(v, 2, 200, 2, 1, 2, "rand")  # megabatches of 25 batches
+    # 5 update steps per epoch: G = 7 is mid-epoch 1 (4 batches skipped), G = 5 its start.
+    out["r2-n37-b2-k2-e3-gbl-rand-resume-g7"] = gbl(v, 2, 37, 2, 2, 3, "rand", resume=resume(7, 2, 2, 2))
+    out["r2-n37-b2-k2-e3-gbl-rand-resume-g5-epochend"] = gbl(v, 2, 37, 2, 2, 3, "rand", resume=resume(5, 2, 2, 2))
+    out["r2-n37-b2-k2-e3-gbl-rand-resume-g7-ignoreskip"] = gbl(v, 2, 37, 2, 2, 3, "rand",
+                                                               resume=resume(7, 2, 2, 2, ignore_data_skip=True))
+    out["r2-n37-b2-k2-e3-gbl-rand-noseedable-resume-g7"] = gbl(v, 2, 37, 2, 2, 3, "rand",
+                                                               accelerator_config={"use_seedable_sampler": False},
+                                                               resume=resume(7, 2, 2, 2))
+    # R 2 -> 3 at G = 15 (epoch 1 of the first job, 13 steps per epoch; epoch 1 of the second, 9 per epoch): rank 2
+    # finds no rng_state_2.pth and keeps its own generator.
+    out["r2to3-n50-b2-k1-e3-gbl-ties-resume-g15"] = gbl(v, 2, 50, 2, 1, 3, "ties", resume=resume(15, 3, 2, 1))
+    out["r3to2-n50-b2-k1-e2-gbl-rand-resume-g5"] = gbl(v, 3, 50, 2, 1, 2, "rand", resume=resume(5, 2, 2, 1))
+    out["r2-n40-b2-k2to1-e2-gbl-rand-resume-g3"] = gbl(v, 2, 40, 2, 2, 2, "rand", resume=resume(3, 2, 2, 1))
+    # One resumed process (4.57 resumes those): 6 update steps per epoch at R = 1.
+    out["r2to1-n37-b2-k2-e3-gbl-rand-resume-g7"] = gbl(v, 2, 37, 2, 2, 3, "rand", resume=resume(7, 1, 2, 2))
+    out["r1-n23-b2-k2-e3-gbl-rand-resume-g8"] = gbl(v, 1, 23, 2, 2, 3, "rand", resume=resume(8, 1, 2, 2))
+    out["r1-n23-b2-k2-e3-gbl-rand-resume-g6-epochend"] = gbl(v, 1, 23, 2, 2, 3, "rand", resume=resume(6, 1, 2, 2))
+    out["r1-n23-b2-k2-e3-gbl-rand-resume-g8-ignoreskip"] = gbl(v, 1, 23, 2, 2, 3, "rand",
+                                                               resume=resume(8, 1, 2, 2, ignore_data_skip=True))
+    out["r1to2-n23-b2-k2-e3-gbl-rand-resume-g8"] = gbl(v, 1, 23, 2, 2, 3, "rand", resume=resume(8, 2, 2, 2))
     named = {}
     for desc, c in out.items():
         if c["resume"] is not None:
