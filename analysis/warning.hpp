@@ -70,6 +70,8 @@ inline constexpr const char* kWorkerDuplicates = "worker-duplicates";
 inline constexpr const char* kWorkerPartialBatches = "worker-partial-batches";
 inline constexpr const char* kHfUnevenShards = "hf-uneven-shards";
 inline constexpr const char* kHfSplitTwice = "hf-split-twice";
+inline constexpr const char* kResumeError = "resume-error";
+inline constexpr const char* kResumePastEnd = "resume-past-end";
 }  // namespace code
 
 }  // namespace accel::analysis

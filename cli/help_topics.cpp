@@ -46,9 +46,11 @@ constexpr std::string_view kFindings =
     "  scheduler-error              error    the lr scheduler raises during training\n"
     "  hf-uneven-shards             error    Accelerate's .shard() gives ranks whole shards of unequal size\n"
     "  hf-split-twice               error    a stream split_dataset_by_node split is split again by prepare\n"
+    "  resume-error                 error    the resumed Trainer job raises before its first batch (--api trainer)\n"
     "  duplicated-samples           warning  samples are yielded more than once in a pass\n"
     "  dropped-samples              warning  samples are never yielded in a pass\n"
     "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
+    "  resume-past-end              note     the Trainer checkpoint is at or past max_steps (--api trainer)\n"
     "  mesh-data-replicated         warning  data-parallel groups of the device mesh receive identical batches\n"
     "  mesh-len-mismatch            warning  under tp the dispatcher's len() divides by every rank\n"
     "  mesh-lost-on-skip            error    skip_first_batches drops the mesh: a resumed tp dispatcher splits groups\n"
@@ -91,6 +93,8 @@ constexpr std::array kTopics = {
           "Training loop (with --scheduler)", "docs/training.md"},
     Topic{"resume", "is a resume from a checkpoint exact (skip_first_batches, stateful loaders)", Shows::Groups,
           "Resume what-if", "docs/resume.md"},
+    Topic{"trainer", "transformers.Trainer (--api trainer): its loader, loop and resume_from_checkpoint", Shows::Groups,
+          "transformers.Trainer (with --api trainer)|Resume what-if", "docs/trainer.md"},
     Topic{"eval", "what gather_for_metrics hands the metric", Shows::Groups, "Evaluation (gather_for_metrics)",
           "docs/eval.md"},
     Topic{"check", "the CI gate: exit 1 when a requirement fails", Shows::Command, "check", "docs/what-if.md"},

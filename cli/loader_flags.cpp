@@ -30,8 +30,8 @@ constexpr const char* kPasses = "Passes";
 void LoaderFlags::add_to(CLI::App& app) {
   app.add_option("--api", api,
                  "accelerator: Accelerator(...).prepare(dl) with its defaults (default); prepare_data_loader: a direct "
-                 "call with that function's defaults")
-      ->check(CLI::IsMember({"accelerator", "prepare_data_loader"}))
+                 "call with that function's defaults; trainer: transformers.Trainer's loader and loop")
+      ->check(CLI::IsMember({"accelerator", "prepare_data_loader", "trainer"}))
       ->capture_default_str()
       ->group(kPrepared);
   add_integer(app, "--ranks,--num-processes,--num_processes", ranks, "number of ranks (num_processes)")
@@ -294,6 +294,10 @@ void LoaderFlags::hf_dataset_json(Json& c) const {
 }
 
 Json LoaderFlags::config() const {
+  if (api == "trainer") {
+    throw ConfigError("--api trainer: is the what-if's and check's (accel-sim [check] --api trainer ...); this command "
+                      "takes a trainer-family config file (--config FILE)");
+  }
   if (dataset_len < 0 && !(dataset == "hf-iterable" && !shard_sizes.empty())) {
     throw ConfigError("--dataset-len: is required (a number >= 0)");
   }

@@ -33,6 +33,7 @@
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "cli/rank_driver.hpp"
 #include "cli/resume_flags.hpp"
+#include "cli/trainer_flags.hpp"
 #include "cli/text_flag.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
@@ -43,10 +44,12 @@
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/resume_render.hpp"
+#include "reports/trainer_render.hpp"
 #include "reports/terminal_report.hpp"
 #include "reports/training_render.hpp"
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
+#include "analysis/trainer_what_if.hpp"
 #include "sim/trainer_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
@@ -533,6 +536,47 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   return report.scenarios.front().rejected ? kExitBadInput : 0;
 }
 
+// --api trainer: the Trainer what-if and its gate, both over one trainer-family config and one report.
+accel::analysis::CheckReport judge_trainer(const accel::analysis::TrainerReport& report, const std::string& text) {
+  try {
+    return accel::analysis::judge_trainer(report, accel::cli::split_list(text, "--require"));
+  } catch (const std::invalid_argument& e) {
+    throw accel::trace::ConfigError(std::string("--require: ") + e.what());
+  }
+}
+
+int run_trainer_what_if(const Json& config, const ReportOptions& out) {
+  if (!out.html_path.empty()) throw accel::trace::ConfigError("--html: not with --api trainer (use the terminal or --json)");
+  const auto report = accel::analysis::trainer_what_if(accel::trace::parse_trainer_config(config));
+  std::optional<accel::analysis::CheckReport> gate;
+  if (!out.requirements.empty()) gate = judge_trainer(report, out.requirements);
+  if (out.json) {
+    Json j = accel::reports::render_trainer_json(report, config);
+    if (gate) j["requirements"] = accel::reports::render_check_json(*gate, out.command_line);
+    std::cout << accel::trace::dump(j);
+  } else {
+    std::cout << accel::reports::render_trainer_terminal(report);
+    if (gate) std::cout << "\n" << accel::reports::render_check_text(*gate);
+  }
+  return report.error ? kExitBadInput : 0;
+}
+
+int run_check_trainer(const Json& config, const std::string& requirements_text, const CheckOutput& output,
+                      const std::string& command_line) {
+  const auto report = judge_trainer(accel::analysis::trainer_what_if(accel::trace::parse_trainer_config(config)),
+                                    requirements_text);
+  if (!output.junit_path.empty()) {
+    accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
+                                  "--junit");
+  }
+  if (output.json) {
+    std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
+  } else {
+    std::cout << accel::reports::render_check_text(report);
+  }
+  return report.all_hold() ? 0 : kExitDiffer;
+}
+
 // Which subcommands get their flags. CLI11 compares every new option with every option of its command, so the
 // ~300 flags of all seven commands cost more than the rest of a what-if's process (issue 25: 12 of its 15 million
 // instructions); a command is only given its flags when its name is a word of the command line, since otherwise it
@@ -548,6 +592,7 @@ struct CommandLine {
   accel::cli::TrainingFlags training;
   accel::cli::ResumeFlags resume_flags;
   accel::cli::EvalFlags eval_flags;
+  accel::cli::TrainerFlags trainer_flags;
   CLI::App* trace_cmd = nullptr;
   std::string config_path;
   LoaderFlags trace_flags;
@@ -561,6 +606,7 @@ struct CommandLine {
   accel::cli::ResumeFlags check_resume;
   accel::cli::TrainingFlags check_training;
   accel::cli::EvalFlags check_eval;
+  accel::cli::TrainerFlags check_trainer;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
   std::string compare_config_path;
@@ -611,6 +657,7 @@ struct CommandLine {
     resume_flags.add_to(app);
     app.option_defaults()->group("Evaluation (gather_for_metrics)");
     eval_flags.add_to(app, /*with_switch=*/true);
+    trainer_flags.add_to(app);
     // The subcommands below inherit these defaults: their options are not grouped.
     app.option_defaults()->group("Options");
     accel::cli::add_version(app);
@@ -671,6 +718,7 @@ struct CommandLine {
     // Every flag the what-if takes, read the same way: the gate judges the configuration the report describes.
     check_training.add_to(*check_cmd);
     check_eval.add_to(*check_cmd, /*with_switch=*/true);
+    check_trainer.add_to(*check_cmd);
   }
   void add_compare_flags() {
     compare_cmd->add_flag("--reference", compare_reference,
@@ -789,6 +837,17 @@ int run_cli(int argc, char** argv) {
                           "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
                           "--resume-batch-size", "--resume-skip"});
       if (cl.requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
+      if (cl.check_flags.api == "trainer") {
+        if (!cl.check_config.empty()) throw accel::trace::ConfigError("--config: not with --api trainer (the file says its api)");
+        const Json config = cl.check_trainer.config(cl.check_flags, cl.check_training, cl.check_resume, *cl.check_cmd,
+                                                    std::vector<std::string>(argv + 1, argv + argc));
+        return run_check_trainer(config, cl.requirements, cl.check_output, cl.report_options.command_line);
+      }
+      if (!cl.check_config.empty()) {
+        const Json file_config = config_from(cl.check_config, cl.check_flags);
+        if (accel::trace::is_trainer_config(file_config))
+          return run_check_trainer(file_config, cl.requirements, cl.check_output, cl.report_options.command_line);
+      }
       cl.check_training.validate(cl.check_flags.skip_batches.has_value(), cl.check_resume.at_step.has_value());
       const Json config = config_from(cl.check_config, cl.check_flags);
       const auto report_sections = [&] {
@@ -819,6 +878,11 @@ int run_cli(int argc, char** argv) {
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
     const auto setup = apply_launch_setup(cl.flags, &cl.training, app);
+    if (cl.flags.api == "trainer") {
+      return run_trainer_what_if(cl.trainer_flags.config(cl.flags, cl.training, cl.resume_flags, app,
+                                                         std::vector<std::string>(argv + 1, argv + argc)),
+                                 cl.report_options);
+    }
     return run_what_if(cl.flags, cl.training, cl.report_options, setup, cl.resume_flags, cl.eval_flags);
   } catch (const accel::trace::ConfigError& e) {
     std::cerr << "accel-sim: " << e.what() << "\n";

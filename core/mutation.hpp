@@ -49,6 +49,7 @@ enum class Mutation {
   WorkerStrideIgnored,               // a worker of a strided split reads consecutive positions, not every W-th
   HfShardPathIgnored,                // a datasets.IterableDataset with enough shards is wrapped in IterableDatasetShard
                                      // instead of taking Accelerate's .shard() path
+  TrainerSkipIgnoresAccumulation,    // Trainer's resume skips global_step % nups batches, not that times GA
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

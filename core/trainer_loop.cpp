@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/mutation.hpp"
+
 namespace accel {
 
 const char* release_name(TransformersRelease release) {
@@ -56,6 +58,7 @@ TrainerResumePosition resume_position(std::int64_t global_step, const TrainerSch
   p.epochs_trained = global_step / s.num_update_steps_per_epoch;
   if (!ignore_data_skip) {
     p.steps_trained_in_current_epoch = (global_step % s.num_update_steps_per_epoch) * s.gradient_accumulation_steps;
+    if (mutant(Mutation::TrainerSkipIgnoresAccumulation)) p.steps_trained_in_current_epoch /= s.gradient_accumulation_steps;
   }
   return p;
 }

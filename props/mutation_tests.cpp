@@ -105,5 +105,6 @@ ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDa
              ddp_training_blocks_where_the_gradient_collectives_run_out)
 ACCEL_MUTANT(WorkerStrideIgnored_Workers, WorkerStrideIgnored, worker_passes_are_the_round_robin_of_each_workers_shard)
 ACCEL_MUTANT(HfShardPathIgnored_HfDatasets, HfShardPathIgnored, hf_shard_path_reads_every_example_once)
+ACCEL_MUTANT(TrainerSkipIgnoresAccumulation_Trainer, TrainerSkipIgnoresAccumulation, trainer_same_shape_resume_is_exact)
 
 }  // namespace accel::props

@@ -51,5 +51,8 @@ void stateful_loader_draws_its_first_iterator_at_prepare();
 void worker_passes_are_the_round_robin_of_each_workers_shard();
 // 17. hf_props.cpp
 void hf_shard_path_reads_every_example_once();
+// 18. trainer_props.cpp
+void trainer_same_shape_resume_is_exact();
+void trainer_epochs_have_nups_steps_with_a_short_last_one();
 
 }  // namespace accel::props

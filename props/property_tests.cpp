@@ -40,6 +40,8 @@ ACCEL_PROP(GlobalDraws, AdvanceThePassesDrawnFromTheGlobalGenerator,
 ACCEL_PROP(GlobalDraws, LeaveSeededSamplersAlone, draws_before_prepare_leave_seeded_samplers_alone)
 ACCEL_PROP(Workers, PassesAreTheRoundRobinOfEachWorkersShard, worker_passes_are_the_round_robin_of_each_workers_shard)
 ACCEL_PROP(HfDatasets, ShardPathReadsEveryExampleOnce, hf_shard_path_reads_every_example_once)
+ACCEL_PROP(Trainer, SameShapeResumeIsExact, trainer_same_shape_resume_is_exact)
+ACCEL_PROP(Trainer, EpochsHaveNupsStepsWithAShortLastOne, trainer_epochs_have_nups_steps_with_a_short_last_one)
 ACCEL_PROP(GlobalDraws, StatefulLoaderDrawsItsFirstIteratorAtPrepare,
            stateful_loader_draws_its_first_iterator_at_prepare)
 

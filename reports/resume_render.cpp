@@ -34,10 +34,18 @@ std::string render_resume_terminal(const analysis::ResumeReport& r) {
   if (s.skip && *s.skip != s.step) os << ", skipping " << *s.skip << " batches";
   os << "\n";
   if (r.conversion) os << "  " << *r.conversion << "\n";
-  os << "  " << (r.outcome.identical ? "IDENTICAL to the uninterrupted run" : "NOT identical to the uninterrupted run")
-     << (r.outcome.same_shape ? "" : " (other ranks or batch size: compared sample for sample per epoch)") << "\n";
+  os << render_resume_outcome(r.outcome);
+  for (const auto& why : r.reasons) os << "  why: " << why << "\n";
+  os << "  recipe: " << r.recipe.statement << "\n";
+  return os.str();
+}
+
+std::string render_resume_outcome(const analysis::ResumeOutcome& outcome) {
+  std::ostringstream os;
+  os << "  " << (outcome.identical ? "IDENTICAL to the uninterrupted run" : "NOT identical to the uninterrupted run")
+     << (outcome.same_shape ? "" : " (another shape: compared sample for sample per epoch)") << "\n";
   TextTable table({"epoch", "identical", "extra", "missing", "first extra ids / first missing ids"});
-  for (const auto& e : r.outcome.epochs) {
+  for (const auto& e : outcome.epochs) {
     std::ostringstream ids;
     if (e.extra.count || e.missing.count)
       ids << "[" << format_id_ranges(e.extra.first) << "] / [" << format_id_ranges(e.missing.first) << "]";
@@ -45,8 +53,6 @@ std::string render_resume_terminal(const analysis::ResumeReport& r) {
                std::to_string(e.missing.count), ids.str()});
   }
   os << table.render();
-  for (const auto& why : r.reasons) os << "  why: " << why << "\n";
-  os << "  recipe: " << r.recipe.statement << "\n";
   return os.str();
 }
 
@@ -77,23 +83,31 @@ trace::Json render_resume_json(const analysis::ResumeReport& r) {
   j["resume_batch_size"] = c.resume.resume_batch_size.value_or(c.job.loader.batch_size);
   j["skip"] = c.resume.mode == trace::ResumeMode::Stateful ? c.resume.step : c.resume.skip.value_or(c.resume.step);
   j["batches_per_epoch"] = r.batches_per_epoch;
-  j["identical"] = r.outcome.identical;
-  j["same_shape"] = r.outcome.same_shape;
-  j["extra"] = delta_json(r.outcome.extra);
-  j["missing"] = delta_json(r.outcome.missing);
+  put_resume_outcome_json(j, r.outcome);
+  j["reasons"] = r.reasons;
+  j["recipe"] = render_recipe_json(r.recipe);
+  return j;
+}
+
+void put_resume_outcome_json(trace::Json& j, const analysis::ResumeOutcome& outcome) {
+  j["identical"] = outcome.identical;
+  j["same_shape"] = outcome.same_shape;
+  j["extra"] = delta_json(outcome.extra);
+  j["missing"] = delta_json(outcome.missing);
   trace::Json epochs = trace::Json::array();
-  for (const auto& e : r.outcome.epochs) {
+  for (const auto& e : outcome.epochs) {
     epochs.push_back({{"epoch", e.epoch}, {"identical", e.identical}, {"extra", delta_json(e.extra)},
                       {"missing", delta_json(e.missing)}});
   }
   j["epochs"] = std::move(epochs);
-  j["reasons"] = r.reasons;
+}
+
+trace::Json render_recipe_json(const analysis::ResumeRecipe& recipe) {
   trace::Json changes = trace::Json::array();
-  for (const auto& ch : r.recipe.changes) changes.push_back({{"change", ch.what}, {"flag", ch.flag}});
-  j["recipe"] = {{"needed", r.recipe.needed}, {"found", r.recipe.found}, {"verified", r.recipe.found},
-                 {"changes", std::move(changes)}, {"statement", r.recipe.statement},
-                 {"candidates_simulated", r.recipe.candidates_simulated}};
-  return j;
+  for (const auto& ch : recipe.changes) changes.push_back({{"change", ch.what}, {"flag", ch.flag}});
+  return {{"needed", recipe.needed}, {"found", recipe.found}, {"verified", recipe.found},
+          {"changes", std::move(changes)}, {"statement", recipe.statement},
+          {"candidates_simulated", recipe.candidates_simulated}};
 }
 
 }  // namespace accel::reports

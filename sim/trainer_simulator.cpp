@@ -50,7 +50,8 @@ using SavedRngStates = std::vector<std::optional<GeneratorState>>;
 // fills `saved_rng[rank]`; the resumed job loads the state its rank finds there, when Trainer does.
 std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, const JobShape& shape, std::int64_t rank,
                                                const std::shared_ptr<std::vector<std::vector<std::int64_t>>>& log,
-                                               bool resumed_job, SavedRngStates& saved_rng) {
+                                               bool resumed_job, std::vector<std::int64_t>& epochs,
+                                               SavedRngStates& saved_rng) {
   DataLoaderShard loader = sharded(shape.job, rank);
   const TrainerSchedule schedule = trainer_schedule(len_of(loader), shape.loop);
   std::optional<TrainerResumePosition> start;
@@ -105,11 +106,13 @@ std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, cons
     trace::TrainerStepRecord rec{step.global_step, {}};
     for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
     out.push_back(std::move(rec));
+    epochs.push_back(step.micro_batches.back().epoch);
   }
   if (!run.unsynced.empty()) {
     trace::TrainerStepRecord rec{std::nullopt, {}};
     for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
     out.push_back(std::move(rec));
+    epochs.push_back(run.unsynced.back().epoch);
   }
   return out;
 }
@@ -125,11 +128,16 @@ TrainerSchedule trainer_job_schedule(const trace::TrainerCase& c, bool resumed_j
   return trainer_schedule(len_of(sharded(shape.job, rank)), shape.loop);
 }
 
-trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {
+trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c, TrainerStepEpochs* epochs) {
   trace::TrainerTrace out;
   const std::int64_t world = c.job.prepare.num_processes;
   const std::int64_t world2 = c.resume ? c.resume->num_processes : 0;
-  for (std::int64_t r = 0; r < std::max(world, world2); ++r) out.ranks.push_back({r, {}, {}, std::nullopt});
+  const auto all = static_cast<std::size_t>(std::max(world, world2));
+  for (std::size_t r = 0; r < all; ++r) out.ranks.push_back({static_cast<std::int64_t>(r), {}, {}, std::nullopt});
+  TrainerStepEpochs local;
+  TrainerStepEpochs& step_epochs = epochs ? *epochs : local;
+  step_epochs.first.assign(all, {});
+  step_epochs.resumed.assign(all, {});
   SavedRngStates saved_rng(static_cast<std::size_t>(world));
   for (bool resumed_job : {false, true}) {
     if (resumed_job && !c.resume) break;
@@ -138,12 +146,15 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c) {
     for (std::int64_t r = 0; r < shape.job.prepare.num_processes; ++r) {
       auto& rec = out.ranks[static_cast<std::size_t>(r)];
       if (rec.error) continue;
-      if (resumed_job && resume_fails_on_cpu_group(c.release, shape.job.prepare.num_processes)) {
+      if (resumed_job && c.on_cpu && resume_fails_on_cpu_group(c.release, shape.job.prepare.num_processes)) {
         rec.error = trace::ErrorRecord{"train", "RuntimeError", kIndexedCpuRestoreError, std::nullopt};
         continue;
       }
       try {
-        (resumed_job ? rec.resumed_steps : rec.steps) = run_rank(c, shape, r, log, resumed_job, saved_rng);
+        const auto i = static_cast<std::size_t>(r);
+        (resumed_job ? rec.resumed_steps : rec.steps) =
+            run_rank(c, shape, r, log, resumed_job, (resumed_job ? step_epochs.resumed : step_epochs.first)[i],
+                     saved_rng);
       } catch (const AccelerateError& e) {
         rec.error = rank_error(e);
       }

@@ -11,6 +11,8 @@
 // (core/trainer_loop: finds_rng_state, loads_rng_state_before_pass).
 #pragma once
 
+#include <vector>
+
 #include "core/trainer_loop.hpp"
 #include "trace/trainer_case.hpp"
 
@@ -19,7 +21,13 @@ namespace accel::sim {
 // One job's schedule as rank `rank` computes it (len(train_dataloader) on that rank).
 TrainerSchedule trainer_job_schedule(const trace::TrainerCase& config, bool resumed_job, std::int64_t rank = 0);
 
+// The data epoch of each recorded step (the epoch of its last micro-batch), per rank, parallel to the trace's
+// `steps` and `resumed_steps`: what the resume comparison groups by, which the recorded layout does not carry.
+struct TrainerStepEpochs {
+  std::vector<std::vector<std::int64_t>> first, resumed;
+};
+
 // AccelerateError where Accelerate rejects the loader becomes the ranks' error records, as the recorder's are.
-trace::TrainerTrace simulate_trainer(const trace::TrainerCase& config);
+trace::TrainerTrace simulate_trainer(const trace::TrainerCase& config, TrainerStepEpochs* epochs = nullptr);
 
 }  // namespace accel::sim

@@ -29,6 +29,9 @@ struct TrainerCase {
   LoaderCase job;
   TrainerLoopOptions loop;
   std::optional<TrainerResumeSpec> resume;
+  // Where the processes run: the recordings are CPU gloo groups; a what-if defaults to GPUs. It decides only
+  // resume_fails_on_cpu_group.
+  bool on_cpu = true;
 };
 
 struct TrainerStepRecord {

@@ -139,6 +139,10 @@ TrainerCase parse_trainer_config(const Json& config) {
     // Trainer._get_train_sampler: LengthGroupedSampler(train_batch_size * gradient_accumulation_steps, ...).
     c.job.loader.length_grouping = LengthGrouping{sat_mul(batch, c.loop.gradient_accumulation_steps), lengths};
   }
+  const std::string device = f.string_or("device", "cpu");
+  if (device != "cpu" && device != "cuda")
+    f.fail_on("device", "must be \"cpu\" (a gloo group, as recorded) or \"cuda\", got \"" + device + "\"");
+  c.on_cpu = device == "cpu";
   if (const Json* r = f.find("resume")) {
     if (!r->is_object())
       f.fail_on("resume",

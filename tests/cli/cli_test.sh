@@ -170,7 +170,7 @@ check_output "resume step past the epoch names the flag" "--resume-at: STEP 100 
 check_output "resume-at-step says which --epochs" "give --epochs 21 or more" "$bin" --ranks 2 --dataset-len 100 --resume-at-step 1000
 check_output "the rule names its bound" "--ranks: must be an integer in \\[1, 65536\\], got '0'" "$bin" --ranks 0 --dataset-len 5
 check_output "help groups the loader flags" "The user's DataLoader:" "$bin" --help
-check_output "help shows defaults" "--api TEXT:{accelerator,prepare_data_loader}=accelerator" "$bin" --help
+check_output "help shows defaults" "--api TEXT:{accelerator,prepare_data_loader,trainer}=accelerator" "$bin" --help
 # Issue 17's acceptance: strict decimal integers, report_version 2 with the input echo and coded warnings,
 # JUnit XML from check, the HTML's lr chart and command line.
 tmp17=$(mktemp -d)

@@ -36,7 +36,7 @@ bad_config() {  # name pattern json
 core='"api": "trainer", "dataset_len": 10, "num_processes": 2'
 base="$core, \"transformers_version\": \"5.25\", \"per_device_train_batch_size\": 2"
 bad_config "an unknown release" "config.transformers_version: must be \"5.25\" or \"4.57\"" "{$core, \"transformers_version\": \"4.40\"}"
-bad_config "group_by_length is not modelled" "config.train_sampling_strategy: must be \"random\" or \"sequential\"" \
+bad_config "group_by_length needs the lengths" "config.lengths: is required with train_sampling_strategy \"group_by_length\"" \
   "{$base, \"train_sampling_strategy\": \"group_by_length\"}"
 bad_config "sequential does not exist in 4.57" "does not exist in transformers 4.57" \
   "{$core, \"transformers_version\": \"4.57\", \"train_sampling_strategy\": \"sequential\"}"
@@ -47,6 +47,66 @@ bad_config "resume needs a global step" "config.resume.global_step: is required"
 printf '{"case": "x", "family": "trainer", "config": {%s, "per_device_train_batch_size": 3, "accelerator_config": {"split_batches": true}}}' "$core" > "$tmp/c.json"
 json_field "split_batches with a batch not a multiple of the ranks raises ValueError" "ValueError ValueError" \
   "j['ranks'][0]['error']['type'], j['ranks'][1]['error']['type']" "$bin" trace --config "$tmp/c.json"
+
+# --- accel-sim --api trainer: the what-if and the gate over the same report ---------------------------------
+accept="--api trainer --ranks 8 --dataset-len 50000 --per-device-batch-size 16 --grad-accum 4 --epochs 3"
+# The recorded 8-rank resume at global step 100 (golden/cases-trainer/trainer-v5.25-r8-n50000-*) is exact; the
+# report says so and derives the position Trainer derives: 98 optimizer steps per epoch, epoch 1 after 2 steps.
+json_field "8 ranks resumed at step 100 on the same shape: exact" "True 98 1 8" \
+  "j['resume']['identical'], j['job']['num_update_steps_per_epoch'], j['resume']['position']['epochs_trained'], j['resume']['position']['steps_trained_in_current_epoch']" \
+  "$bin" $accept --resume-at-step 100 --json
+# 8 -> 16 GPUs: len(train_dataloader) halves, so step 100 is read as epoch 2: samples of epoch 1 are lost.
+json_field "8 -> 16 processes loses samples" "False True" \
+  "j['resume']['identical'], j['resume']['missing']['count'] > 0 and j['resume']['epochs'][0]['epoch'] == 1" \
+  "$bin" $accept --resume-at-step 100 --resume-ranks 16 --json
+# The recipe is advice: rerunning with its flag must be exact (simulated again from the command line).
+recipe=$("$bin" $accept --resume-at-step 100 --resume-ranks 16 --json | python3 -c "
+import json, sys; print(json.load(sys.stdin)['resume']['recipe']['changes'][0]['flag'])")
+json_field "the recipe ($recipe) makes the 16-process resume exact" "True" "j['resume']['identical']" \
+  "$bin" $accept --resume-at-step 100 --resume-ranks 16 $recipe --json
+json_field "step 1000 is past the 294 steps of 3 epochs: nothing left to train" "True 294 resume-past-end" \
+  "j['resume']['past_end'], j['job']['max_steps'], [f['code'] for f in j['findings']][-1]" \
+  "$bin" $accept --resume-at-step 1000 --json
+json_field "ignore_data_skip retrains the head of the epoch" "False 8" \
+  "j['resume']['identical'], j['resume']['extra']['count'] // 128" \
+  "$bin" $accept --resume-at-step 100 --ignore-data-skip --json
+# 4.57 maps the optimizer state to cpu:0 on a CPU group (recorded); on GPUs the same resume runs.
+ACCELERATE_USE_CPU=true json_field "4.57, two CPU processes: the resume raises" "RuntimeError" "j['resume']['error']['type']" \
+  "$bin" --api trainer --transformers-version 4.57 --ranks 2 --dataset-len 23 --per-device-batch-size 2 --resume-at-step 4 --json
+json_field "4.57, two GPU processes: the resume runs" "None True" "j['resume']['error'], j['resume']['identical']" \
+  "$bin" --api trainer --transformers-version 4.57 --ranks 2 --dataset-len 23 --per-device-batch-size 2 --resume-at-step 4 --json
+# TrainingArguments' defaults: per_device_train_batch_size 8, 3 epochs, seed 42, the seedable sampler.
+json_field "Trainer's defaults" "8 3 42 True" \
+  "j['input']['per_device_train_batch_size'], j['input']['num_train_epochs'], j['input']['seed'], j['input']['accelerator_config']['use_seedable_sampler']" \
+  "$bin" --api trainer --dataset-len 100 --json
+# Regression: a loader with no batch (drop_last, 7 samples, batch 8) trains nothing; it was reported as clean.
+json_field "a loader with no batch drops every sample" "0 7 dropped-samples" \
+  "j['job']['optimizer_steps'], j['job']['epoch_dropped'], j['findings'][0]['code']" \
+  "$bin" --api trainer --dataset-len 7 --drop-last --per-device-batch-size 8 --json
+exits "check: an inexact resume fails exact-resume" 1 "exact-resume.*FAIL\|FAIL.*exact-resume" \
+  "$bin" check $accept --resume-at-step 100 --resume-ranks 16 --require exact-resume
+exits "check: the same shape passes" 0 "exact-resume" "$bin" check $accept --resume-at-step 100 --require exact-resume
+exits "check: a requirement Trainer is not judged on" 2 "'len-consistent' is not judged for a Trainer job" \
+  "$bin" check $accept --require len-consistent
+exits "--seed is ambiguous for Trainer" 2 "\-\-seed: with --api trainer say which seed" "$bin" $accept --seed 3
+exits "--shuffle is Trainer's default" 2 "\-\-shuffle: Trainer's train sampler is random already" "$bin" $accept --shuffle
+exits "a loader flag Trainer has no counterpart for" 2 "\-\-num-workers: not with --api trainer" "$bin" $accept --num-workers 2
+exits "--resume-at is Accelerate's E:S" 2 "\-\-resume-at: Trainer resumes from checkpoint-G" "$bin" $accept --resume-at 0:3
+exits "a resumed-job flag without a checkpoint" 2 "\-\-ignore-data-skip: describes the resumed job" "$bin" $accept --ignore-data-skip
+exits "both batch flags" 2 "\-\-per-device-batch-size: conflicts with --batch-size" "$bin" $accept --batch-size 4
+printf '3 1\n4,1 5\n' > "$tmp/len5.txt"
+json_field "--lengths: group_by_length reads white-space or comma separated lengths" "[3, 1, 4, 1, 5]" "j['input']['lengths']" \
+  "$bin" --api trainer --dataset-len 5 --train-sampling-strategy group_by_length --lengths "$tmp/len5.txt" --json
+exits "group_by_length without lengths" 2 "group_by_length: needs --lengths FILE" \
+  "$bin" --api trainer --dataset-len 5 --train-sampling-strategy group_by_length
+exits "lengths without group_by_length" 2 "\-\-lengths: only --train-sampling-strategy group_by_length reads them" \
+  "$bin" --api trainer --dataset-len 5 --lengths "$tmp/len5.txt"
+printf '3 1 x 1 5\n' > "$tmp/badlen.txt"
+exits "a length that is not a number" 2 "\-\-lengths: .*badlen.txt: length 2 must be" \
+  "$bin" --api trainer --dataset-len 5 --train-sampling-strategy group_by_length --lengths "$tmp/badlen.txt"
+exits "one length per sample" 2 "config.lengths" \
+  "$bin" --api trainer --dataset-len 6 --train-sampling-strategy group_by_length --lengths "$tmp/len5.txt"
+exits "trace does not take --api trainer flags" 2 "\-\-api trainer: is the what-if's" "$bin" trace --api trainer --dataset-len 10
 
 echo "trainer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

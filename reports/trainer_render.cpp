@@ -1,0 +1,128 @@
+#include "reports/trainer_render.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "reports/resume_render.hpp"
+#include "reports/text_table.hpp"
+#include "reports/warning_render.hpp"
+
+namespace accel::reports {
+namespace {
+
+std::string sampler_text(const trace::TrainerCase& c) {
+  if (c.job.loader.length_grouping) {
+    return "LengthGroupedSampler (group_by_length: batches of " +
+           std::to_string(c.job.loader.length_grouping->batch_size) +
+           " samples, sorted by length within megabatches of up to 50 batches, drawn from torch's global generator)";
+  }
+  if (!c.job.loader.shuffle) return "SequentialSampler (train_sampling_strategy=\"sequential\")";
+  if (c.job.prepare.use_seedable_sampler) {
+    return "SeedableRandomSampler (accelerator_config.use_seedable_sampler), seeded with " +
+           std::string(c.job.prepare.data_seed ? "data_seed" : "seed");
+  }
+  return "RandomSampler (use_seedable_sampler=False)";
+}
+
+std::string job_line(const analysis::TrainerJobSummary& j) {
+  std::ostringstream os;
+  os << j.num_processes << (j.num_processes == 1 ? " process" : " processes") << " x per_device_train_batch_size "
+     << j.per_device_batch_size << " x gradient_accumulation_steps " << j.gradient_accumulation_steps
+     << ": len(train_dataloader) " << j.schedule.steps_in_epoch << ", " << j.schedule.num_update_steps_per_epoch
+     << " optimizer steps per epoch, max_steps " << j.schedule.max_steps;
+  return os.str();
+}
+
+trace::Json job_json(const analysis::TrainerJobSummary& j) {
+  return {{"num_processes", j.num_processes},
+          {"per_device_train_batch_size", j.per_device_batch_size},
+          {"gradient_accumulation_steps", j.gradient_accumulation_steps},
+          {"len_train_dataloader", j.schedule.steps_in_epoch},
+          {"num_update_steps_per_epoch", j.schedule.num_update_steps_per_epoch},
+          {"max_steps", j.schedule.max_steps},
+          {"num_train_epochs", j.schedule.num_train_epochs},
+          {"optimizer_steps", j.optimizer_steps},
+          {"last_global_step", j.last_global_step},
+          {"lockstep", j.lockstep},
+          {"short_last_step_batches", j.short_last_step_batches},
+          {"epoch_duplicated", j.epoch_duplicated},
+          {"epoch_dropped", j.epoch_dropped},
+          {"unsynced_batches", j.unsynced_batches}};
+}
+
+}  // namespace
+
+std::string render_trainer_terminal(const analysis::TrainerReport& r) {
+  const auto& c = r.config;
+  std::ostringstream os;
+  os << r.verdict << "\n\n";
+  os << "transformers.Trainer " << release_name(c.release) << " on " << c.job.loader.dataset_len << " samples, "
+     << (c.loop.max_steps > 0 ? "max_steps " + std::to_string(c.loop.max_steps)
+                              : std::to_string(c.loop.num_train_epochs) + " epochs")
+     << "\n";
+  os << "  train sampler: " << sampler_text(c) << "; even_batches=" << (c.job.prepare.even_batches ? "True" : "False")
+     << ", split_batches=" << (c.job.prepare.split_batches ? "True" : "False")
+     << ", dataloader_drop_last=" << (c.job.loader.drop_last ? "True" : "False") << "\n";
+  os << "  first job: " << job_line(r.job) << "\n";
+  os << "  it takes " << r.job.optimizer_steps << " optimizer steps (global steps 1.." << r.job.last_global_step << ")"
+     << (r.job.lockstep ? ", every rank the same" : ", NOT the same on every rank") << "\n";
+  for (const auto& n : r.notes) os << "  note: " << n << "\n";
+  if (r.resume) {
+    const auto& rr = *r.resume;
+    os << "\nResume from checkpoint-" << rr.spec.global_step
+       << (rr.spec.ignore_data_skip ? " with ignore_data_skip" : "") << "\n";
+    os << "  resumed job: " << job_line(rr.resumed_job) << "\n";
+    if (rr.past_end) {
+      os << "  global step " << rr.spec.global_step << " is past the first job's last step " << r.job.last_global_step
+         << ": the resumed job computes epoch " << rr.position.epochs_trained << " (of "
+         << r.job.schedule.num_train_epochs << "), so its epoch loop is empty and it trains nothing\n";
+    } else {
+      os << "  the checkpoint is epoch " << rr.first_job_epoch << " after " << rr.first_job_batches
+         << " batches per rank in the first job; the resumed job starts epoch " << rr.position.epochs_trained
+         << " skipping " << rr.position.steps_trained_in_current_epoch << " batches";
+      if (!rr.error) {
+        os << " and ends at global step " << std::max(rr.resumed_job.last_global_step, rr.spec.global_step)
+           << " (uninterrupted: " << r.job.last_global_step << ")";
+      }
+      os << "\n";
+    }
+    if (!rr.error) os << render_resume_outcome(rr.outcome);
+    for (const auto& why : rr.reasons) os << "  why: " << why << "\n";
+    if (rr.recipe.needed) os << "  recipe: " << rr.recipe.statement << "\n";
+  }
+  if (!r.findings.empty()) os << "\n" << warning_lines(r.findings) << "\n";
+  return os.str();
+}
+
+trace::Json render_trainer_json(const analysis::TrainerReport& r, const trace::Json& input) {
+  trace::Json j;
+  j["api"] = "trainer";
+  j["transformers_version"] = release_name(r.config.release);
+  j["verdict"] = r.verdict;
+  j["input"] = input;
+  j["findings"] = warnings_json(r.findings);
+  j["error"] = r.error ? error_record_json(*r.error) : trace::Json(nullptr);
+  j["job"] = job_json(r.job);
+  j["notes"] = r.notes;
+  if (!r.resume) {
+    j["resume"] = nullptr;
+    return j;
+  }
+  const auto& rr = *r.resume;
+  trace::Json res;
+  res["global_step"] = rr.spec.global_step;
+  res["ignore_data_skip"] = rr.spec.ignore_data_skip;
+  res["first_job_position"] = {{"epoch", rr.first_job_epoch}, {"batches", rr.first_job_batches}};
+  res["position"] = {{"epochs_trained", rr.position.epochs_trained},
+                     {"steps_trained_in_current_epoch", rr.position.steps_trained_in_current_epoch}};
+  res["past_end"] = rr.past_end;
+  res["resumed_job"] = job_json(rr.resumed_job);
+  res["error"] = rr.error ? error_record_json(*rr.error) : trace::Json(nullptr);
+  put_resume_outcome_json(res, rr.outcome);
+  res["reasons"] = rr.reasons;
+  res["recipe"] = render_recipe_json(rr.recipe);
+  j["resume"] = std::move(res);
+  return j;
+}
+
+}  // namespace accel::reports
