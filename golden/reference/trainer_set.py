@@ -126,6 +126,9 @@ def cases(version):
     if v == "5.25":
         # A bigger one: 8 ranks, 391 batches per rank and epoch, 98 update steps per epoch, resumed mid-epoch 1.
         out["r8-n50000-b16-k4-e3-resume-g100"] = config(v, 8, 50000, 16, 4, 3, resume=resume(100, 8, 16, 4))
+        # The what-if's recipe for another world size: keep the global batch (R x b), recorded exact.
+        for n in (23, 24):
+            out[f"r2to4-n{n}-b4to2-e2-resume-g2-globalbatch"] = config(v, 2, n, 4, 1, 2, resume=resume(2, 4, 2, 1))
     # group_by_length: LengthGroupedSampler, whose randperm comes from each process's global generator (no
     # set_epoch, data_seed unused), or from the generator prepare gives it without the seedable sampler.
     out["r1-n23-b2-k1-e2-gbl-rand"] = gbl(v, 1, 23, 2, 1, 2, "rand")

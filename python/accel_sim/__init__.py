@@ -20,7 +20,8 @@ from . import _core
 from ._options import OPTIONS, WHAT_IF_ONLY, to_flags
 
 __all__ = [
-    "what_if", "trace", "flags", "from_dataloader", "dataloader_options", "version", "run_cli",
+    "what_if", "trace", "flags", "from_dataloader", "dataloader_options", "from_trainer", "from_training_args",
+    "training_args_options", "version", "run_cli",
     "ConfigError", "ConfigurationRejected", "NotModelled", "OPTIONS",
 ]
 __version__ = "0.1.0"
@@ -136,3 +137,4 @@ def version() -> str:
 
 
 from ._dataloader import dataloader_options, from_dataloader  # noqa: E402  (uses what_if above)
+from ._trainer import from_trainer, from_training_args, training_args_options  # noqa: E402

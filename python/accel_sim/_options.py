@@ -87,6 +87,18 @@ OPTIONS: Dict[str, _Spec] = {
     "resume_ranks": ("int", "--resume-ranks", ""),
     "resume_batch_size": ("int", "--resume-batch-size", ""),
     "resume_skip": ("int", "--resume-skip", ""),
+    # transformers.Trainer (api="trainer").
+    "per_device_train_batch_size": ("int", "--per-device-batch-size", ""),
+    "num_train_epochs": ("int", "--epochs", ""),
+    "max_steps": ("int", "--max-steps", ""),
+    "dataloader_drop_last": ("on", "--drop-last", ""),
+    "seed": ("seed", "--set-seed", ""),  # TrainingArguments.seed: set_seed in Trainer.__init__
+    "train_sampling_strategy": ("str", "--train-sampling-strategy", ""),
+    "transformers_version": ("str", "--transformers-version", ""),  # "5.25" or "4.57"
+    "use_cpu": ("on", "--use-cpu", ""),
+    "lengths": ("path", "--lengths", ""),  # group_by_length: a file of the samples' lengths
+    "resume_gradient_accumulation_steps": ("int", "--resume-grad-accum", ""),
+    "ignore_data_skip": ("on", "--ignore-data-skip", ""),
     # Evaluation (gather_for_metrics).
     "eval": ("on", "--eval", ""),
     "use_gather_object": ("on", "--use-gather-object", ""),
@@ -98,7 +110,8 @@ OPTIONS: Dict[str, _Spec] = {
 # Options that only the what-if (not `trace`) reads.
 WHAT_IF_ONLY = {
     "resume_at", "resume_at_step", "resume_with", "loop_set_epoch", "resume_ranks", "resume_batch_size",
-    "resume_skip", "eval", "use_gather_object", "eval_break_after", "html",
+    "resume_skip", "eval", "use_gather_object", "eval_break_after", "html", "resume_gradient_accumulation_steps",
+    "ignore_data_skip",
 }
 
 
