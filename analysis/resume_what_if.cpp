@@ -57,6 +57,28 @@ std::pair<std::int64_t, std::int64_t> epoch_and_step_of(std::int64_t optimizer_s
   return {batches / per_epoch, batches % per_epoch};
 }
 
+void compare_epoch(ResumeEpochOutcome& eo, std::int64_t n, const IdVisitor& expected, const IdVisitor& already_trained,
+                   const IdVisitor& resumed) {
+  // +1 per occurrence in the uninterrupted epoch, -1 per occurrence in what the two jobs trained on.
+  std::vector<std::int64_t> balance(static_cast<std::size_t>(n), 0);
+  expected([&](SampleId id) { ++balance[static_cast<std::size_t>(id)]; });
+  already_trained([&](SampleId id) { --balance[static_cast<std::size_t>(id)]; });
+  resumed([&](SampleId id) { --balance[static_cast<std::size_t>(id)]; });
+  for (std::int64_t b : balance) {
+    if (b > 0) eo.missing.count += b;
+    if (b < 0) eo.extra.count -= b;
+  }
+  std::vector<char> listed(static_cast<std::size_t>(n), 0);
+  resumed([&](SampleId id) {
+    if (balance[static_cast<std::size_t>(id)] < 0) note(eo.extra, id, listed);
+  });
+  std::fill(listed.begin(), listed.end(), 0);
+  expected([&](SampleId id) {
+    if (balance[static_cast<std::size_t>(id)] > 0) note(eo.missing, id, listed);
+  });
+  eo.identical = eo.extra.count == 0 && eo.missing.count == 0;
+}
+
 ResumeOutcome compare_resume(const ResumeCase& c) {
   const trace::ResumeTrace t = sim::simulate_resume(c);
   const std::int64_t world = c.job.prepare.num_processes;
@@ -69,8 +91,6 @@ ResumeOutcome compare_resume(const ResumeCase& c) {
     const auto pr = static_cast<std::size_t>(e - c.resume.epoch);
     ResumeEpochOutcome eo;
     eo.epoch = e;
-    // +1 per occurrence in the uninterrupted epoch, -1 per occurrence in what the two jobs trained on.
-    std::vector<std::int64_t> balance(static_cast<std::size_t>(n), 0);
     std::vector<std::vector<Batch>> before(static_cast<std::size_t>(world));  // epoch E, before the checkpoint
     std::vector<const std::vector<Batch>*> uninterrupted, trained_before, trained_after;
     for (std::int64_t r = 0; r < world; ++r) {
@@ -83,21 +103,10 @@ ResumeOutcome compare_resume(const ResumeCase& c) {
       trained_before.push_back(&before[static_cast<std::size_t>(r)]);
     }
     for (std::int64_t r = 0; r < world2; ++r) trained_after.push_back(&t.ranks[static_cast<std::size_t>(r)].resumed.at(pr));
-    for_each_in_step_order(uninterrupted, [&](SampleId id) { ++balance[static_cast<std::size_t>(id)]; });
-    for_each_in_step_order(trained_before, [&](SampleId id) { --balance[static_cast<std::size_t>(id)]; });
-    for_each_in_step_order(trained_after, [&](SampleId id) { --balance[static_cast<std::size_t>(id)]; });
-    for (std::int64_t b : balance) {
-      if (b > 0) eo.missing.count += b;
-      if (b < 0) eo.extra.count -= b;
-    }
-    std::vector<char> listed(static_cast<std::size_t>(n), 0);
-    for_each_in_step_order(trained_after, [&](SampleId id) {
-      if (balance[static_cast<std::size_t>(id)] < 0) note(eo.extra, id, listed);
-    });
-    std::fill(listed.begin(), listed.end(), 0);
-    for_each_in_step_order(uninterrupted, [&](SampleId id) {
-      if (balance[static_cast<std::size_t>(id)] > 0) note(eo.missing, id, listed);
-    });
+    const auto visit = [](const std::vector<const std::vector<Batch>*>& ranks) -> IdVisitor {
+      return [&ranks](const std::function<void(SampleId)>& f) { for_each_in_step_order(ranks, f); };
+    };
+    compare_epoch(eo, n, visit(uninterrupted), visit(trained_before), visit(trained_after));
     if (out.same_shape) {
       for (std::int64_t r = 0; r < world && eo.identical; ++r) {
         const auto& u = *uninterrupted[static_cast<std::size_t>(r)];

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,15 @@ struct ResumeReport {
   std::vector<std::string> reasons;       // why it is not identical, from what Accelerate saves
   ResumeRecipe recipe;
 };
+
+// Enumerates sample ids in training order (step by step, rank by rank within a step).
+using IdVisitor = std::function<void(const std::function<void(SampleId)>&)>;
+
+// One epoch's comparison, shared by the Accelerate and the Trainer resume: `expected` (the uninterrupted
+// epoch's part after what `already_trained` covers) against `resumed`, ids < dataset_len. Fills the counts and
+// first ids of `extra` (listed in `resumed`'s order) and `missing` (in `expected`'s order), and `identical`.
+void compare_epoch(ResumeEpochOutcome& outcome, std::int64_t dataset_len, const IdVisitor& expected,
+                   const IdVisitor& already_trained, const IdVisitor& resumed);
 
 // Simulates the case and compares the restarted job with the uninterrupted one.
 ResumeOutcome compare_resume(const trace::ResumeCase& config);

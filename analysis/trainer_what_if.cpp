@@ -48,12 +48,6 @@ void for_each_in_step_order(const std::vector<std::vector<const Batch*>>& ranks,
   }
 }
 
-void note(IdDelta& d, SampleId id, std::vector<char>& listed) {
-  if (listed[static_cast<std::size_t>(id)] || d.first.closed()) return;
-  listed[static_cast<std::size_t>(id)] = 1;
-  d.first.add(id);
-}
-
 std::int64_t world_of(const TrainerCase& c, bool resumed) {
   return resumed ? c.resume->num_processes : c.job.prepare.num_processes;
 }
@@ -94,22 +88,10 @@ ResumeOutcome compare(const TrainerCase& c, const trace::TrainerTrace& t, const 
     const auto& ae = a.count(e) ? a.at(e) : none;
     ResumeEpochOutcome eo;
     eo.epoch = e;
-    std::vector<std::int64_t> balance(static_cast<std::size_t>(n), 0);
-    for_each_in_step_order(ue, [&](SampleId id) { ++balance[static_cast<std::size_t>(id)]; });
-    for_each_in_step_order(ae, [&](SampleId id) { --balance[static_cast<std::size_t>(id)]; });
-    for (std::int64_t b : balance) {
-      if (b > 0) eo.missing.count += b;
-      if (b < 0) eo.extra.count -= b;
-    }
-    std::vector<char> listed(static_cast<std::size_t>(n), 0);
-    for_each_in_step_order(ae, [&](SampleId id) {
-      if (balance[static_cast<std::size_t>(id)] < 0) note(eo.extra, id, listed);
-    });
-    std::fill(listed.begin(), listed.end(), 0);
-    for_each_in_step_order(ue, [&](SampleId id) {
-      if (balance[static_cast<std::size_t>(id)] > 0) note(eo.missing, id, listed);
-    });
-    eo.identical = eo.extra.count == 0 && eo.missing.count == 0;
+    const auto visit = [](const std::vector<std::vector<const Batch*>>& ranks) -> IdVisitor {
+      return [&ranks](const std::function<void(SampleId)>& f) { for_each_in_step_order(ranks, f); };
+    };
+    compare_epoch(eo, n, visit(ue), [](const std::function<void(SampleId)>&) {}, visit(ae));
     out.identical = out.identical && eo.identical;
     out.extra.count += eo.extra.count;
     out.missing.count += eo.missing.count;

@@ -203,6 +203,20 @@ struct CheckOutput {
   std::string junit_path;
 };
 
+// What `check` prints for its verdicts (text or --json, and --junit FILE); exit 0 when all hold, else 1.
+int print_check(const accel::analysis::CheckReport& report, const CheckOutput& output, const std::string& command_line) {
+  if (!output.junit_path.empty()) {
+    accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
+                                  "--junit");
+  }
+  if (output.json) {
+    std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
+  } else {
+    std::cout << accel::reports::render_check_text(report);
+  }
+  return report.all_hold() ? 0 : kExitDiffer;
+}
+
 // The gate's verdicts for `requirements_text` over one resolved configuration: what `check` prints and what the
 // what-if's report shows under --require, from this one function over the same inputs, so the two cannot disagree.
 accel::analysis::CheckReport judge(const Json& config, const std::string& requirements_text,
@@ -227,16 +241,7 @@ int run_check_config(const Json& config, const std::string& requirements_text, c
   const auto resumed = resolve_loop_options(config, resume, grad_accum, eval, requirements_text);
   const auto report = judge(config, requirements_text, resumed, eval);
   report_sections();
-  if (!output.junit_path.empty()) {
-    accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
-                                  "--junit");
-  }
-  if (output.json) {
-    std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
-  } else {
-    std::cout << accel::reports::render_check_text(report);
-  }
-  return report.all_hold() ? 0 : kExitDiffer;
+  return print_check(report, output, command_line);
 }
 
 void check_loader(const Json& config, std::vector<std::string> names, const accel::cli::EvalFlags& eval,
@@ -565,16 +570,7 @@ int run_check_trainer(const Json& config, const std::string& requirements_text, 
                       const std::string& command_line) {
   const auto report = judge_trainer(accel::analysis::trainer_what_if(accel::trace::parse_trainer_config(config)),
                                     requirements_text);
-  if (!output.junit_path.empty()) {
-    accel::cli::write_output_file(output.junit_path, accel::reports::render_check_junit(report, command_line),
-                                  "--junit");
-  }
-  if (output.json) {
-    std::cout << accel::trace::dump(accel::reports::render_check_json(report, command_line));
-  } else {
-    std::cout << accel::reports::render_check_text(report);
-  }
-  return report.all_hold() ? 0 : kExitDiffer;
+  return print_check(report, output, command_line);
 }
 
 // Which subcommands get their flags. CLI11 compares every new option with every option of its command, so the
