@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "analysis/findings.hpp"
+#include "core/error.hpp"
 #include "sim/trainer_simulator.hpp"
 #include "trace/trainer_json.hpp"
 
@@ -91,7 +92,8 @@ ResumeOutcome compare(const TrainerCase& c, const trace::TrainerTrace& t, const 
     const auto visit = [](const std::vector<std::vector<const Batch*>>& ranks) -> IdVisitor {
       return [&ranks](const std::function<void(SampleId)>& f) { for_each_in_step_order(ranks, f); };
     };
-    compare_epoch(eo, n, visit(ue), [](const std::function<void(SampleId)>&) {}, visit(ae));
+    compare_epoch(
+        eo, n, visit(ue), [](const std::function<void(SampleId)>&) {}, visit(ae));
     out.identical = out.identical && eo.identical;
     out.extra.count += eo.extra.count;
     out.missing.count += eo.missing.count;
@@ -428,8 +430,15 @@ TrainerReport trainer_what_if(const TrainerCase& c) {
   TrainerResumeReport rr;
   rr.spec = *c.resume;
   const auto& first = report.job.schedule;
-  rr.resumed_job = summarize(c, s.trace, s.epochs, true);
-  rr.position = resume_position(c.resume->global_step, rr.resumed_job.schedule, c.resume->ignore_data_skip);
+  try {
+    rr.resumed_job = summarize(c, s.trace, s.epochs, true);
+    rr.position = resume_position(c.resume->global_step, rr.resumed_job.schedule, c.resume->ignore_data_skip);
+  } catch (const AccelerateError&) {
+    // Accelerate rejects the resumed job's loader (its shape): the trace holds that error, reported below.
+    rr.resumed_job.num_processes = c.resume->num_processes;
+    rr.resumed_job.per_device_batch_size = c.resume->per_device_train_batch_size;
+    rr.resumed_job.gradient_accumulation_steps = c.resume->gradient_accumulation_steps;
+  }
   const TrainerResumePosition in_first = resume_position(c.resume->global_step, first, false);
   rr.first_job_epoch = in_first.epochs_trained;
   rr.first_job_batches = in_first.steps_trained_in_current_epoch;

@@ -71,17 +71,24 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
     const auto& rr = *r.resume;
     os << "\nResume from checkpoint-" << rr.spec.global_step
        << (rr.spec.ignore_data_skip ? " with ignore_data_skip" : "") << "\n";
-    os << "  resumed job: " << job_line(rr.resumed_job) << "\n";
+    if (rr.error) {
+      os << "  resumed job: " << rr.resumed_job.num_processes << " processes x per_device_train_batch_size "
+         << rr.resumed_job.per_device_batch_size << " x gradient_accumulation_steps "
+         << rr.resumed_job.gradient_accumulation_steps << "\n";
+    } else {
+      os << "  resumed job: " << job_line(rr.resumed_job) << "\n";
+    }
     if (rr.past_end) {
       os << "  global step " << rr.spec.global_step << " is past the first job's last step " << r.job.last_global_step
          << ": the resumed job computes epoch " << rr.position.epochs_trained << " (of "
          << r.job.schedule.num_train_epochs << "), so its epoch loop is empty and it trains nothing\n";
     } else {
       os << "  the checkpoint is epoch " << rr.first_job_epoch << " after " << rr.first_job_batches
-         << " batches per rank in the first job; the resumed job starts epoch " << rr.position.epochs_trained
-         << " skipping " << rr.position.steps_trained_in_current_epoch << " batches";
+         << " batches per rank in the first job";
       if (!rr.error) {
-        os << " and ends at global step " << std::max(rr.resumed_job.last_global_step, rr.spec.global_step)
+        os << "; the resumed job starts epoch " << rr.position.epochs_trained << " skipping "
+           << rr.position.steps_trained_in_current_epoch << " batches and ends at global step "
+           << std::max(rr.resumed_job.last_global_step, rr.spec.global_step)
            << " (uninterrupted: " << r.job.last_global_step << ")";
       }
       os << "\n";

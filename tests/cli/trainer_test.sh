@@ -83,6 +83,10 @@ json_field "Trainer's defaults" "8 3 42 True" \
 json_field "a loader with no batch drops every sample" "0 7 dropped-samples" \
   "j['job']['optimizer_steps'], j['job']['epoch_dropped'], j['findings'][0]['code']" \
   "$bin" --api trainer --dataset-len 7 --drop-last --per-device-batch-size 8 --json
+# Regression: Accelerate rejecting the resumed job's shape is the resumed job's error, not a refusal of the command.
+json_field "split_batches: batch 4 on 3 resumed processes raises in the resumed job" "ValueError resume-error" \
+  "j['resume']['error']['type'], j['findings'][0]['code']" \
+  "$bin" --api trainer --dataset-len 20 --split-batches --per-device-batch-size 4 --ranks 2 --resume-at-step 2 --resume-ranks 3 --json
 exits "check: an inexact resume fails exact-resume" 1 "exact-resume.*FAIL\|FAIL.*exact-resume" \
   "$bin" check $accept --resume-at-step 100 --resume-ranks 16 --require exact-resume
 exits "check: the same shape passes" 0 "exact-resume" "$bin" check $accept --resume-at-step 100 --require exact-resume
