@@ -57,6 +57,15 @@ std::pair<std::int64_t, std::int64_t> epoch_and_step_of(std::int64_t optimizer_s
   return {batches / per_epoch, batches % per_epoch};
 }
 
+std::string change_list(const std::vector<ResumeChange>& changes) {
+  std::string s;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (i) s += i + 1 == changes.size() ? " and " : ", ";
+    s += changes[i].what + " (" + changes[i].flag + ")";
+  }
+  return s;
+}
+
 void compare_epoch(ResumeEpochOutcome& eo, std::int64_t n, const IdVisitor& expected, const IdVisitor& already_trained,
                    const IdVisitor& resumed) {
   // +1 per occurrence in the uninterrupted epoch, -1 per occurrence in what the two jobs trained on.
@@ -196,15 +205,6 @@ std::vector<Candidate> candidates(const ResumeCase& c) {
                    }, 2});
   }
   return out;
-}
-
-std::string change_list(const std::vector<ResumeChange>& changes) {
-  std::string s;
-  for (std::size_t i = 0; i < changes.size(); ++i) {
-    if (i) s += i + 1 == changes.size() ? " and " : ", ";
-    s += changes[i].what + " (" + changes[i].flag + ")";
-  }
-  return s;
 }
 
 ResumeRecipe find_recipe(const ResumeCase& c) {

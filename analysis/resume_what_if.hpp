@@ -63,6 +63,9 @@ struct ResumeReport {
   ResumeRecipe recipe;
 };
 
+// "A (--flag), B (--flag) and C (--flag)": a recipe's changes in one sentence, as both resume what-ifs print them.
+std::string change_list(const std::vector<ResumeChange>& changes);
+
 // Enumerates sample ids in training order (step by step, rank by rank within a step).
 using IdVisitor = std::function<void(const std::function<void(SampleId)>&)>;
 

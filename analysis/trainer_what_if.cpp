@@ -257,15 +257,6 @@ std::vector<Candidate> candidates(const TrainerCase& c) {
   return out;
 }
 
-std::string change_list(const std::vector<ResumeChange>& changes) {
-  std::string s;
-  for (std::size_t i = 0; i < changes.size(); ++i) {
-    if (i) s += i + 1 == changes.size() ? " and " : ", ";
-    s += changes[i].what + " (" + changes[i].flag + ")";
-  }
-  return s;
-}
-
 bool exact(const TrainerCase& c) {
   const Simulated s = simulated(c);
   return !first_job_error(c, s.trace) && !resumed_job_error(c, s.trace) && compare(c, s.trace, s.epochs).identical;
