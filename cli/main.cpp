@@ -50,11 +50,13 @@
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
 #include "analysis/trainer_what_if.hpp"
+#include "sim/trainer_eval_simulator.hpp"
 #include "sim/trainer_simulator.hpp"
 #include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/nearest_name.hpp"
 #include "trace/resume_json.hpp"
+#include "trace/trainer_eval_json.hpp"
 #include "trace/trainer_json.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
@@ -89,6 +91,10 @@ using accel::cli::LoaderFlags;
 
 // A trace of any family: the resume and trainer families run two jobs and have their own record layouts.
 Json simulated_trace(const std::string& name, const Json& config) {
+  if (accel::trace::is_trainer_eval_config(config)) {
+    return accel::trace::trainer_eval_to_json(
+        name, config, accel::sim::simulate_trainer_eval(accel::trace::parse_trainer_eval_config(config)));
+  }
   if (accel::trace::is_trainer_config(config)) {
     return accel::trace::trainer_to_json(name, config, accel::sim::simulate_trainer(accel::trace::parse_trainer_config(config)));
   }
@@ -116,7 +122,8 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const ac
                                : std::string("cli");
   std::optional<Json> family;
   if (file.is_object() && file.contains("family") && file["family"].is_string()) family = file["family"];
-  if (accel::trace::is_resume_config(config) || accel::trace::is_trainer_config(config)) {
+  if (accel::trace::is_resume_config(config) || accel::trace::is_trainer_config(config) ||
+      accel::trace::is_trainer_eval_config(config)) {
     Json out = simulated_trace(name, config);
     if (family) out["family"] = *family;
     std::cout << accel::trace::dump(out);

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,10 +34,13 @@ namespace accel {
 struct LengthGrouping {
   std::int64_t batch_size = 1;
   std::shared_ptr<const std::vector<std::int64_t>> lengths;
+  // LengthGroupedSampler(generator=torch.Generator().manual_seed(s)): transformers 5.25's evaluation sampler.
+  // nullopt: generator=None (every training sampler, 4.57's evaluation sampler).
+  std::optional<std::uint64_t> generator_seed;
 
   std::int64_t size() const noexcept { return lengths ? static_cast<std::int64_t>(lengths->size()) : 0; }
   friend bool operator==(const LengthGrouping& a, const LengthGrouping& b) {
-    if (a.batch_size != b.batch_size) return false;
+    if (a.batch_size != b.batch_size || a.generator_seed != b.generator_seed) return false;
     if (a.lengths == b.lengths) return true;
     return a.lengths && b.lengths && *a.lengths == *b.lengths;
   }

@@ -66,6 +66,11 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
     // rank draws from its own global generator, alike only while the ranks drew alike since set_seed.
     s.kind = SamplerKind::LengthGrouped;
     s.length_grouping = loader.length_grouping;
+    if (loader.length_grouping->generator_seed) {
+      // A sampler built with its own generator keeps it (prepare fills only a None one).
+      s.generator_seed = loader.length_grouping->generator_seed;
+      return s;
+    }
     if (!options.use_seedable_sampler && options.num_processes != 1 && !dispatch) {
       TorchGenerator global(options.process_seed);
       global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);

@@ -106,5 +106,6 @@ ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDa
 ACCEL_MUTANT(WorkerStrideIgnored_Workers, WorkerStrideIgnored, worker_passes_are_the_round_robin_of_each_workers_shard)
 ACCEL_MUTANT(HfShardPathIgnored_HfDatasets, HfShardPathIgnored, hf_shard_path_reads_every_example_once)
 ACCEL_MUTANT(TrainerSkipIgnoresAccumulation_Trainer, TrainerSkipIgnoresAccumulation, trainer_same_shape_resume_is_exact)
+ACCEL_MUTANT(EvalLossMeanOfSamples_TrainerEval, EvalLossMeanOfSamples, trainer_eval_loss_weights_padded_batches)
 
 }  // namespace accel::props

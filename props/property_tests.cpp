@@ -42,6 +42,8 @@ ACCEL_PROP(Workers, PassesAreTheRoundRobinOfEachWorkersShard, worker_passes_are_
 ACCEL_PROP(HfDatasets, ShardPathReadsEveryExampleOnce, hf_shard_path_reads_every_example_once)
 ACCEL_PROP(Trainer, SameShapeResumeIsExact, trainer_same_shape_resume_is_exact)
 ACCEL_PROP(Trainer, EpochsHaveNupsStepsWithAShortLastOne, trainer_epochs_have_nups_steps_with_a_short_last_one)
+ACCEL_PROP(TrainerEval, PredictionsCoverEverySampleOnce, trainer_eval_predictions_cover_every_sample_once)
+ACCEL_PROP(TrainerEval, LossWeightsPaddedBatches, trainer_eval_loss_weights_padded_batches)
 ACCEL_PROP(GlobalDraws, StatefulLoaderDrawsItsFirstIteratorAtPrepare,
            stateful_loader_draws_its_first_iterator_at_prepare)
 

@@ -9,6 +9,7 @@
 
 #include "core/trainer_loop.hpp"
 #include "trace.hpp"
+#include "trainer_eval_case.hpp"
 
 namespace accel::trace {
 
@@ -32,6 +33,8 @@ struct TrainerCase {
   // Where the processes run: the recordings are CPU gloo groups; a what-if defaults to GPUs. It decides only
   // resume_fails_on_cpu_group.
   bool on_cpu = true;
+  // trainer.evaluate() on an eval dataset (the what-if's `evaluation` object): the same TrainingArguments.
+  std::optional<TrainerEvalCase> evaluation;
 };
 
 struct TrainerStepRecord {

@@ -6,6 +6,7 @@
 #include "config_fields.hpp"
 #include "core/saturating.hpp"
 #include "input_limits.hpp"
+#include "trainer_eval_json.hpp"
 
 namespace accel::trace {
 namespace {
@@ -23,37 +24,10 @@ Json steps_json(const std::vector<TrainerStepRecord>& steps) {
 
 }  // namespace
 
-bool is_trainer_config(const Json& config) {
-  if (!config.is_object()) return false;
-  const auto it = config.find("api");
-  return it != config.end() && it->is_string() && it->get<std::string>() == "trainer";
-}
-
-TrainerCase parse_trainer_config(const Json& config) {
-  if (!config.is_object()) throw ConfigError("config: must be a JSON object");
-  const Fields f(config, "");
-  if (f.string("api") != "trainer") f.fail_on("api", "must be \"trainer\"");
-  TrainerCase c;
-  const std::string version = f.string_or("transformers_version", "5.25");
-  const auto release = transformers_release_from_name(version);
-  if (!release)
-    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + version + "\"");
-  c.release = *release;
-  const std::int64_t n = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
-  const std::int64_t ranks = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
-  const std::int64_t batch = f.integer("per_device_train_batch_size", std::int64_t{8}, 1, kMaxTotalBatch);
-  if (batch > kMaxTotalBatch / ranks)
-    f.fail_on("per_device_train_batch_size",
-              "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
-  c.loop.gradient_accumulation_steps = f.integer("gradient_accumulation_steps", std::int64_t{1}, 1, kMaxCount);
-  c.loop.num_train_epochs = f.integer("num_train_epochs", std::int64_t{3}, 0, kMaxEpochs);
-  const Json* ms = f.find("max_steps");
-  if (ms && (!ms->is_number_integer() || ms->get<std::int64_t>() == 0 || ms->get<std::int64_t>() < -1)) {
-    f.fail_on("max_steps", "must be -1 (epoch based) or an integer >= 1, got " + ms->dump());
-  }
-  c.loop.max_steps = ms ? f.integer("max_steps", std::nullopt, -1, kMaxCount) : -1;
-  const bool drop_last = f.boolean("dataloader_drop_last", false);
-  const std::string strategy = f.string_or("train_sampling_strategy", "random");
+TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t n, TransformersRelease release) {
+  TrainerSampling out;
+  out.strategy = f.string_or("train_sampling_strategy", "random");
+  const std::string& strategy = out.strategy;
   if (strategy != "random" && strategy != "sequential" && strategy != "group_by_length") {
     f.fail_on("train_sampling_strategy",
               "must be \"random\", \"sequential\" or \"group_by_length\" (batch_rebalance is not modelled), got \"" +
@@ -88,10 +62,15 @@ TrainerCase parse_trainer_config(const Json& config) {
     f.fail_on("dataset_len",
               "must be >= 1 with train_sampling_strategy \"group_by_length\" (LengthGroupedSampler reads dataset[0])");
   }
-  if (strategy == "sequential" && c.release == TransformersRelease::v4_57) {
+  if (strategy == "sequential" && release == TransformersRelease::v4_57) {
     f.fail_on("train_sampling_strategy",
               "\"sequential\" does not exist in transformers 4.57 (its train sampler is always a RandomSampler)");
   }
+  if (group_by_length) out.lengths = lengths;
+  return out;
+}
+
+Json parse_trainer_accelerator_config(const Fields& f, bool dispatch_modelled) {
   // TrainingArguments' accelerator_config, as AcceleratorConfig defaults it.
   Json accelerator = {{"split_batches", false}, {"even_batches", true}, {"use_seedable_sampler", true}};
   if (const Json* a = f.find("accelerator_config")) {
@@ -101,11 +80,52 @@ TrainerCase parse_trainer_config(const Json& config) {
     accelerator["even_batches"] = o.boolean("even_batches", true);
     accelerator["use_seedable_sampler"] = o.boolean("use_seedable_sampler", true);
     if (o.find("dispatch_batches") && o.boolean("dispatch_batches", false)) {
-      o.fail_on("dispatch_batches",
-                "true is not modelled for Trainer (a map-style dataset is sharded, not dispatched)");
+      if (!dispatch_modelled) {
+        o.fail_on("dispatch_batches",
+                  "true is not modelled for Trainer's training (a map-style dataset is sharded, not dispatched)");
+      }
+      accelerator["dispatch_batches"] = true;
     }
     o.refuse_unread();
   }
+  return accelerator;
+}
+
+bool is_trainer_config(const Json& config) {
+  if (!config.is_object()) return false;
+  const auto it = config.find("api");
+  return it != config.end() && it->is_string() && it->get<std::string>() == "trainer";
+}
+
+TrainerCase parse_trainer_config(const Json& config) {
+  if (!config.is_object()) throw ConfigError("config: must be a JSON object");
+  const Fields f(config, "");
+  if (f.string("api") != "trainer") f.fail_on("api", "must be \"trainer\"");
+  TrainerCase c;
+  const std::string version = f.string_or("transformers_version", "5.25");
+  const auto release = transformers_release_from_name(version);
+  if (!release)
+    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + version + "\"");
+  c.release = *release;
+  const std::int64_t n = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
+  const std::int64_t ranks = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
+  const std::int64_t batch = f.integer("per_device_train_batch_size", std::int64_t{8}, 1, kMaxTotalBatch);
+  if (batch > kMaxTotalBatch / ranks)
+    f.fail_on("per_device_train_batch_size",
+              "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  c.loop.gradient_accumulation_steps = f.integer("gradient_accumulation_steps", std::int64_t{1}, 1, kMaxCount);
+  c.loop.num_train_epochs = f.integer("num_train_epochs", std::int64_t{3}, 0, kMaxEpochs);
+  const Json* ms = f.find("max_steps");
+  if (ms && (!ms->is_number_integer() || ms->get<std::int64_t>() == 0 || ms->get<std::int64_t>() < -1)) {
+    f.fail_on("max_steps", "must be -1 (epoch based) or an integer >= 1, got " + ms->dump());
+  }
+  c.loop.max_steps = ms ? f.integer("max_steps", std::nullopt, -1, kMaxCount) : -1;
+  const bool drop_last = f.boolean("dataloader_drop_last", false);
+  const TrainerSampling sampling = parse_trainer_sampling(f, n, c.release);
+  const std::string& strategy = sampling.strategy;
+  const bool group_by_length = sampling.lengths != nullptr;
+  const auto& lengths = sampling.lengths;
+  const Json accelerator = parse_trainer_accelerator_config(f, false);
   Json script = {{"api", "accelerator"},
                  {"dataset_kind", "map"},
                  {"dataset_len", n},
@@ -137,12 +157,47 @@ TrainerCase parse_trainer_config(const Json& config) {
   }
   if (group_by_length) {
     // Trainer._get_train_sampler: LengthGroupedSampler(train_batch_size * gradient_accumulation_steps, ...).
-    c.job.loader.length_grouping = LengthGrouping{sat_mul(batch, c.loop.gradient_accumulation_steps), lengths};
+    c.job.loader.length_grouping = LengthGrouping{sat_mul(batch, c.loop.gradient_accumulation_steps), lengths, std::nullopt};
   }
   const std::string device = f.string_or("device", "cpu");
   if (device != "cpu" && device != "cuda")
     f.fail_on("device", "must be \"cpu\" (a gloo group, as recorded) or \"cuda\", got \"" + device + "\"");
   c.on_cpu = device == "cpu";
+  if (const Json* e = f.find("evaluation")) {
+    if (!e->is_object())
+      f.fail_on("evaluation",
+                "must be null or an object (dataset_len, per_device_eval_batch_size, compute_metrics, "
+                "eval_do_concat_batches, eval_use_gather_object, num_evaluations, lengths)");
+    // The evaluation's own keys, over the TrainingArguments the train loader reads too.
+    Json ec = {{"api", "trainer-eval"},
+               {"transformers_version", version},
+               {"num_processes", ranks},
+               {"dataloader_drop_last", drop_last},
+               {"seed", f.find("seed") ? *f.find("seed") : Json(42)},
+               {"data_seed", f.find("data_seed") ? *f.find("data_seed") : Json(nullptr)},
+               {"train_sampling_strategy", strategy},
+               {"accelerator_config", accelerator}};
+    std::vector<std::string> own;
+    for (const auto& [key, value] : e->items()) {
+      if (ec.contains(key) && key != "lengths") f.fail_on("evaluation." + key, "is TrainingArguments' (set it on the job)");
+      ec[key] = value;
+      own.push_back(key);
+    }
+    if (!e->contains("dataset_len")) f.fail_on("evaluation.dataset_len", "is required (the eval dataset's length)");
+    try {
+      c.evaluation = parse_trainer_eval_config(ec);
+    } catch (const ConfigError& err) {
+      std::string m = err.what();
+      for (const auto& key : own) {
+        const std::string from = "config." + key;
+        if (m.rfind(from, 0) == 0 && (m.size() == from.size() || m[from.size()] == ':' || m[from.size()] == '[')) {
+          m = "config.evaluation." + key + m.substr(from.size());
+          break;
+        }
+      }
+      throw ConfigError(m);
+    }
+  }
   if (const Json* r = f.find("resume")) {
     if (!r->is_object())
       f.fail_on("resume",

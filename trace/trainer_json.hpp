@@ -2,12 +2,29 @@
 // optional resume) and its trace (each rank's optimizer steps and the micro-batches they accumulated).
 #pragma once
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "trace_json.hpp"
 #include "trainer_case.hpp"
 
 namespace accel::trace {
 
 bool is_trainer_config(const Json& config);
+
+// What TrainingArguments says of the sampler, shared by the train and the evaluation configs: the strategy, and the
+// dataset's lengths (non-null exactly with "group_by_length"). Raises ConfigError naming the field.
+struct TrainerSampling {
+  std::string strategy;
+  std::shared_ptr<const std::vector<std::int64_t>> lengths;
+};
+class Fields;
+TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t dataset_len, TransformersRelease release);
+
+// TrainingArguments.accelerator_config as AcceleratorConfig defaults it, as an accelerator-family `accelerator`
+// object; dispatch_batches true is refused unless the caller models it.
+Json parse_trainer_accelerator_config(const Fields& f, bool dispatch_modelled);
 
 // Raises ConfigError naming the field and the rule.
 TrainerCase parse_trainer_config(const Json& config);
