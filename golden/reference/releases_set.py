@@ -64,6 +64,10 @@ def _acc(name, n, b, R, epochs=2, **kw):
          "epochs": epochs, "schedule": kw.pop("schedule", ["prepared"] * epochs), "set_epoch": kw.pop("set_epoch", None),
          "skip_first_batches": kw.pop("skip", None), "set_seed": kw.pop("set_seed", None),
          "accelerator": kw.pop("accelerator", {}), "multiprocess": R > 1}
+    if "generator_seed" in kw:
+        c["generator_seed"] = kw.pop("generator_seed")
+    if "dataset_generator" in kw:
+        c["dataset_generator"] = kw.pop("dataset_generator")
     assert not kw, kw
     return name, c
 
@@ -102,6 +106,12 @@ CASES = dict([
     _acc("rel-accel-shuffle-n2-b3-l23-s42-setepoch", 23, 3, 2, epochs=3, shuffle=True, set_seed=42,
          set_epoch=[0, 1, 2]),
     _acc("rel-accel-shuffle-n1-b3-l10-s42", 10, 3, 1, shuffle=True, set_seed=42),
+    # A user generator: DataLoader(generator=torch.Generator().manual_seed(7)), shared by the loader and its sampler.
+    _acc("rel-accel-shuffle-n2-b3-l23-s42-gen7", 23, 3, 2, epochs=3, shuffle=True, set_seed=42, generator_seed=7),
+    # An iterable dataset owning a torch.Generator, not dispatched: synchronised from rank 0 (0.14-0.23) or reseeded
+    # with the epoch by IterableDatasetShard (0.24+).
+    _acc("rel-accel-itergen-n2-b2-l10-nodispatch", 10, 2, 2, epochs=3, kind="iterable", dataset_generator=True,
+         set_seed=42, accelerator={"dispatch_batches": False}),
     _acc("rel-accel-seq-n3-b2-l10", 10, 2, 3),
     _acc("rel-accel-seq-n3-b2-l10-noeven", 10, 2, 3, accelerator={"even_batches": False}),
     _acc("rel-accel-iter-n2-b2-l9", 9, 2, 2, epochs=1, kind="iterable"),
@@ -209,6 +219,21 @@ class RangeDataset(Dataset):
         return torch.tensor(i, dtype=torch.int64) if self.tensors else int(i)
 
 
+class GeneratorIterableDataset(IterableDataset):
+    """Owns a torch.Generator (record.py's): yields torch.randperm(n, generator=self.generator) on each pass."""
+
+    def __init__(self, n, tensors):
+        self.n, self.tensors = n, tensors
+        self.generator = torch.Generator()
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        for v in torch.randperm(self.n, generator=self.generator):
+            yield v.clone() if self.tensors else int(v)
+
+
 class RangeIterableDataset(IterableDataset):
     def __init__(self, n, tensors):
         self.n, self.tensors = n, tensors
@@ -225,10 +250,14 @@ def build_user_dataloader(c, tensors):
     if c.get("torch_manual_seed") is not None:
         torch.manual_seed(c["torch_manual_seed"])
     if c["dataset_kind"] == "iterable":
-        return DataLoader(RangeIterableDataset(c["dataset_len"], tensors), batch_size=c["batch_size"],
-                          drop_last=c["drop_last"])
-    return DataLoader(RangeDataset(c["dataset_len"], tensors), batch_size=c["batch_size"], shuffle=c.get("shuffle", False),
-                      drop_last=c["drop_last"])
+        cls = GeneratorIterableDataset if c.get("dataset_generator") else RangeIterableDataset
+        return DataLoader(cls(c["dataset_len"], tensors), batch_size=c["batch_size"], drop_last=c["drop_last"])
+    generator = None
+    if c.get("generator_seed") is not None:
+        generator = torch.Generator()
+        generator.manual_seed(c["generator_seed"])
+    return DataLoader(RangeDataset(c["dataset_len"], tensors), batch_size=c["batch_size"],
+                      shuffle=c.get("shuffle", False), drop_last=c["drop_last"], generator=generator)
 
 
 def batch_ids(batch):
