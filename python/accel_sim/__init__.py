@@ -21,7 +21,7 @@ from ._options import OPTIONS, WHAT_IF_ONLY, to_flags
 
 __all__ = [
     "what_if", "trace", "flags", "from_dataloader", "dataloader_options", "from_trainer", "from_training_args",
-    "training_args_options", "version", "run_cli",
+    "training_args_options", "version", "run_cli", "record",
     "ConfigError", "ConfigurationRejected", "NotModelled", "OPTIONS",
 ]
 __version__ = "0.1.0"
@@ -138,3 +138,12 @@ def version() -> str:
 
 from ._dataloader import dataloader_options, from_dataloader  # noqa: E402  (uses what_if above)
 from ._trainer import from_trainer, from_training_args, training_args_options  # noqa: E402
+
+
+def __getattr__(name: str) -> Any:
+    # accel_sim.record (accel_sim/_record.py) is imported on first use.
+    if name == "record":
+        from ._record import record
+
+        return record
+    raise AttributeError(f"module 'accel_sim' has no attribute {name!r}")
