@@ -20,6 +20,12 @@ LengthGroupedSampler reads the lengths; the collator drops it, as the model take
 model is a Linear(1, 1) whose forward(x, labels) notes x's ids (the micro-batch) while training; a TrainerCallback's
 on_step_end closes an optimizer step. The model is built before the Trainer (which calls set_seed(seed) in its
 __init__), as users do, and draws nothing from any generator while training.
+
+With config.dataset_kind "iterable" (optional; "map" when absent) the train dataset is instead a
+torch.utils.data.IterableDataset yielding the same samples for ids 0 .. n-1 in order on every pass: no __len__
+unless config.iterable_has_len, no set_epoch unless config.iterable_set_epoch (then pass e yields ids
+(e + j) mod n, j = 0 .. n-1: the epoch Accelerate last gave it is visible in the ids). max_steps -1 without a length
+is passed on as it is: Trainer refuses it, and the refusal is recorded as every rank's error.
 """
 import argparse
 import json
@@ -43,7 +49,9 @@ DEFAULT_HANG_TIMEOUT = 300.0
 CONFIG_KEYS = ("api", "transformers_version", "dataset_len", "num_processes", "per_device_train_batch_size",
                "gradient_accumulation_steps", "num_train_epochs", "max_steps", "dataloader_drop_last", "seed",
                "data_seed", "train_sampling_strategy", "accelerator_config", "resume")
-OPTIONAL_KEYS = ("lengths",)  # only with train_sampling_strategy "group_by_length" (required then)
+OPTIONAL_KEYS = ("lengths",  # only with train_sampling_strategy "group_by_length" (required then)
+                 "dataset_kind", "iterable_has_len", "iterable_set_epoch")  # the iterable train dataset
+DATASET_KINDS = ("map", "iterable")
 ACCELERATOR_KEYS = ("split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler")
 RESUME_KEYS = ("global_step", "num_processes", "per_device_train_batch_size", "gradient_accumulation_steps",
                "ignore_data_skip")
@@ -131,7 +139,8 @@ def check_config(doc):
         raise BadInput("config.data_seed: must be null or an integer >= 0")
     if c["train_sampling_strategy"] not in ("random", "sequential", "group_by_length"):
         raise BadInput('config.train_sampling_strategy: must be "random", "sequential" or "group_by_length"')
-    if c["train_sampling_strategy"] == "group_by_length":
+    iterable = c.get("dataset_kind") == "iterable"
+    if c["train_sampling_strategy"] == "group_by_length" and not iterable:
         lengths = c.get("lengths")
         if not isinstance(lengths, list) or len(lengths) != c["dataset_len"]:
             raise BadInput("config.lengths: must be a list of dataset_len integers >= 0 with train_sampling_strategy "
@@ -140,6 +149,13 @@ def check_config(doc):
             raise BadInput("config.lengths: every length must be an integer >= 0")
     elif "lengths" in c:
         raise BadInput('config.lengths: only with train_sampling_strategy "group_by_length"')
+    if "dataset_kind" in c and c["dataset_kind"] not in DATASET_KINDS:
+        raise BadInput('config.dataset_kind: must be "map" or "iterable"')
+    for k in ("iterable_has_len", "iterable_set_epoch"):
+        if k in c:
+            if not iterable:
+                raise BadInput(f'config.{k}: only with dataset_kind "iterable"')
+            _bool(c, k, "config")
     if c["train_sampling_strategy"] == "sequential" and c["transformers_version"] == "4.57":
         raise BadInput('config.train_sampling_strategy: "sequential" needs transformers 5.25 (4.57 has no '
                        "TrainingArguments.train_sampling_strategy; its training sampler is always random)")
@@ -155,7 +171,13 @@ def check_config(doc):
         for k in ("global_step", "num_processes", "per_device_train_batch_size", "gradient_accumulation_steps"):
             _int(r, k, "config.resume", 1)
         _bool(r, "ignore_data_skip", "config.resume")
-        if acc["dispatch_batches"] is not True:
+        if iterable:
+            # No BatchSamplerShard to count: max_steps bounds the first job (without a length and max_steps, the
+            # first job is refused and so is the resume: recorded as both jobs' errors).
+            if c["max_steps"] > 0 and r["global_step"] > c["max_steps"]:
+                raise BadInput(f"config.resume.global_step: the first job ends at global step {c['max_steps']}, "
+                               f"before {r['global_step']}, so it never saves checkpoint-{r['global_step']}")
+        elif acc["dispatch_batches"] is not True:
             steps, _ = total_steps(c, c["num_processes"], c["per_device_train_batch_size"],
                                    c["gradient_accumulation_steps"])
             if r["global_step"] > steps:
@@ -195,6 +217,58 @@ class LengthDataset(IdDataset):
         if not 0 <= i < self.n:
             raise IndexError(i)
         return dict(super().__getitem__(i), input_ids=[0] * self.lengths[i])
+
+
+def _sample(i):
+    return {"x": torch.tensor([float(i)]), "labels": torch.tensor([0.0])}
+
+
+class IdIterable(torch.utils.data.IterableDataset):
+    """dataset_kind "iterable": ids 0 .. n-1 in order on every pass; no __len__, no set_epoch."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield _sample(i)
+
+
+class IdIterableWithLen(IdIterable):
+    """iterable_has_len: the same, with __len__ (n)."""
+
+    def __len__(self):
+        return self.n
+
+
+class SetEpochMixin:
+    """iterable_set_epoch: set_epoch(e) is kept, and each pass yields ids (e + j) mod n, j = 0 .. n-1."""
+
+    epoch = 0
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def __iter__(self):
+        for j in range(self.n):
+            yield _sample((self.epoch + j) % self.n)
+
+
+class IdIterableSetEpoch(SetEpochMixin, IdIterable):
+    pass
+
+
+class IdIterableWithLenSetEpoch(SetEpochMixin, IdIterableWithLen):
+    pass
+
+
+def train_dataset(c):
+    if c.get("dataset_kind") == "iterable":
+        cls = {(False, False): IdIterable, (True, False): IdIterableWithLen, (False, True): IdIterableSetEpoch,
+               (True, True): IdIterableWithLenSetEpoch}[(c.get("iterable_has_len", False),
+                                                          c.get("iterable_set_epoch", False))]
+        return cls(c["dataset_len"])
+    return LengthDataset(c["lengths"]) if "lengths" in c else IdDataset(c["dataset_len"])
 
 
 class TinyModel(torch.nn.Module):
@@ -276,7 +350,7 @@ def run_job(c, rank, progress, output_dir, b, k, save_steps=None, ignore_data_sk
     try:
         model = TinyModel(c["dataset_len"])  # before the Trainer (whose __init__ calls set_seed), as users do
         args = training_arguments(c, output_dir, b, k, save_steps, ignore_data_skip)
-        data = LengthDataset(c["lengths"]) if "lengths" in c else IdDataset(c["dataset_len"])
+        data = train_dataset(c)
         trainer = Trainer(model=model, args=args, train_dataset=data, callbacks=[recorder])
         trainer.train(resume_from_checkpoint=checkpoint)
     except Exception as exc:
