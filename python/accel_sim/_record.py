@@ -211,12 +211,15 @@ def _read_config(loader: Any, accelerator: Any) -> Tuple[Dict[str, Any], List[st
         not_modelled.append(f"the dataset ({type(ds).__qualname__}) has no __len__")
     cfg["batch_size"] = batch_size
     cfg["drop_last"] = None if drop_last is None else bool(drop_last)
-    if bs is not None and type(bs) is not BatchSampler:
+    custom_batches = bs is not None and type(bs) is not BatchSampler
+    if custom_batches:
         not_modelled.append(f"batch_sampler {_name(bs)} (accel-sim models torch.utils.data.BatchSampler)")
     elif bs is None and not iterable and "DataLoaderDispatcher" not in names:
         not_modelled.append("a DataLoader with batch_size=None (no automatic batching)")
     if iterable:
         cfg["shuffle"] = False
+    elif custom_batches:
+        pass  # its order is its own: shuffle stays null
     else:
         sampler = getattr(bs, "sampler", None) if bs is not None else vars(base).get("sampler")
         kind = type(sampler).__name__

@@ -461,8 +461,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         os.environ.clear()
         os.environ.update(saved_env)
     if not plan.loaders and not plan.trainers:
-        print(f"accel_sim.plan: {script}: {outcome} without preparing any DataLoader (Accelerator.prepare) "
-              "or calling Trainer.train(): nothing to plan", file=sys.stderr)
+        print(f"accel_sim.plan: {script}: nothing to plan, no DataLoader was prepared (Accelerator.prepare) and "
+              f"Trainer.train() was not called: {outcome}", file=sys.stderr)
         return 3
     print(plan.report(script, outcome))
     return 0

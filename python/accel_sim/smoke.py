@@ -113,8 +113,6 @@ def compare(recorded: List[Dict[str, Any]], simulated: Dict[str, Any]) -> Option
         return f"first divergence at ranks (top level): expected {len(sim_ranks)} ranks, actual {len(recorded)}"
     for r, (doc, sim) in enumerate(zip(recorded, sim_ranks)):
         real = doc["ranks"][0]
-        if real["len"] != sim.get("len"):
-            return f"first divergence at ranks[{r}].len (rank {r}): expected {sim.get('len')}, actual {real['len']}"
         real_epochs, sim_epochs = real["epochs"], sim["epochs"]
         for e in range(max(len(real_epochs), len(sim_epochs))):
             if e >= len(real_epochs) or e >= len(sim_epochs):
@@ -133,11 +131,13 @@ def compare(recorded: List[Dict[str, Any]], simulated: Dict[str, Any]) -> Option
             if x.get("error"):
                 return (f"first divergence at ranks[{r}].epochs[{e}].error (rank {r}, epoch {e}): expected "
                         f"{x['error'].get('type')}, actual none")
+        if real["len"] != sim.get("len"):
+            return f"first divergence at ranks[{r}].len (rank {r}): expected {sim.get('len')}, actual {real['len']}"
     return None
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word == "batch" else f"{n} {word}s"
 
 
 def _barrier(world: int) -> None:
