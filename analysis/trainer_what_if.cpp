@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "analysis/eval_metrics.hpp"
 #include "analysis/findings.hpp"
 #include "core/error.hpp"
 #include "sim/trainer_simulator.hpp"
@@ -380,6 +381,7 @@ void collect_findings(TrainerReport& report) {
                                                             "(dataloader_drop_last)")
                       .with("dropped", j.epoch_dropped));
   }
+  if (report.evaluation) out.insert(out.end(), report.evaluation->findings.begin(), report.evaluation->findings.end());
   std::stable_sort(out.begin(), out.end(), [](const Warning& a, const Warning& b) { return a.severity < b.severity; });
   if (!out.empty() && out.front().severity != Severity::Note) {
     const auto& f = out.front();
@@ -388,6 +390,7 @@ void collect_findings(TrainerReport& report) {
   } else {
     report.verdict = "every optimizer step trains distinct samples, ranks in lock-step";
     if (report.resume) report.verdict += "; resume exact";
+    if (report.evaluation) report.verdict += "; evaluation exact";
   }
 }
 
@@ -401,6 +404,7 @@ ResumeOutcome compare_trainer_resume(const TrainerCase& c) {
 TrainerReport trainer_what_if(const TrainerCase& c) {
   TrainerReport report;
   report.config = c;
+  if (c.evaluation) report.evaluation = trainer_evaluation_report(*c.evaluation);
   const Simulated s = simulated(c);
   report.job = summarize(c, s.trace, s.epochs, false);
   if (const auto* e = first_job_error(c, s.trace)) report.error = *e;
@@ -492,11 +496,18 @@ CheckReport judge_trainer(const TrainerReport& report, const std::vector<std::st
       }
       out.outcomes.push_back({"exact-resume", "resumed job", !r.error && r.outcome.identical, evidence});
     }
+    if (name == kExactMetrics) {
+      if (!report.evaluation) {
+        throw std::invalid_argument("exact-metrics: give --eval-dataset-len N (trainer.evaluate() on an eval dataset)");
+      }
+      const std::string evidence = trainer_eval_evidence(*report.evaluation);
+      out.outcomes.push_back({kExactMetrics, "evaluate()", evidence.empty(), evidence});
+    }
     if (name != "no-duplicates" && name != "no-drops" && name != "full-coverage" && name != "lockstep" &&
-        name != "exact-resume") {
+        name != "exact-resume" && name != kExactMetrics) {
       throw std::invalid_argument("'" + name +
                                   "' is not judged for a Trainer job; one of no-duplicates, no-drops, "
-                                  "full-coverage, lockstep, exact-resume");
+                                  "full-coverage, lockstep, exact-resume, exact-metrics");
     }
   }
   return out;

@@ -12,6 +12,7 @@
 
 #include "analysis/requirements.hpp"
 #include "analysis/resume_what_if.hpp"
+#include "analysis/trainer_evaluation_report.hpp"
 #include "analysis/warning.hpp"
 #include "core/trainer_loop.hpp"
 #include "trace/trainer_case.hpp"
@@ -54,6 +55,7 @@ struct TrainerReport {
   TrainerJobSummary job;
   std::optional<trace::ErrorRecord> error;  // Accelerate rejects the loader (rank 0's error)
   std::optional<TrainerResumeReport> resume;
+  std::optional<TrainerEvalReport> evaluation;  // trainer.evaluate() on the eval dataset, when one is given
   std::vector<std::string> notes;  // what Trainer does differently from a hand-written Accelerate loop
   std::vector<Warning> findings;   // errors first; the gate judges the same model
   std::string verdict;             // one line: the first finding, or what holds
@@ -66,7 +68,7 @@ ResumeOutcome compare_trainer_resume(const trace::TrainerCase& config);
 TrainerReport trainer_what_if(const trace::TrainerCase& config);
 
 // The gate over the same report: no-duplicates, no-drops, full-coverage (both), lockstep (the first job's epoch),
-// exact-resume (the resumed job). Raises std::invalid_argument naming the requirements Trainer can be judged on.
+// exact-resume (the resumed job), exact-metrics (every evaluate() call). Raises std::invalid_argument naming the requirements Trainer can be judged on.
 CheckReport judge_trainer(const TrainerReport& report, const std::vector<std::string>& requirements);
 
 }  // namespace accel::analysis

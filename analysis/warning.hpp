@@ -72,6 +72,11 @@ inline constexpr const char* kHfUnevenShards = "hf-uneven-shards";
 inline constexpr const char* kHfSplitTwice = "hf-split-twice";
 inline constexpr const char* kResumeError = "resume-error";
 inline constexpr const char* kResumePastEnd = "resume-past-end";
+inline constexpr const char* kEvalLossWeighted = "eval-loss-weighted";
+inline constexpr const char* kEvalPredictionsWrong = "eval-predictions-wrong";
+inline constexpr const char* kEvalCrash = "eval-crash";
+inline constexpr const char* kEvalHang = "eval-hang";
+inline constexpr const char* kEvalError = "eval-error";
 }  // namespace code
 
 }  // namespace accel::analysis

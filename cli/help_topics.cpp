@@ -33,7 +33,8 @@ constexpr std::string_view kRequirements =
     "  len-consistent  len(dataloader) equals the batches each rank yields\n"
     "  full-coverage   every sample exactly once (no-duplicates and no-drops)\n"
     "  exact-resume    the restarted job trains on what the uninterrupted one does (--resume-at, --resume-at-step)\n"
-    "  exact-metrics   gather_for_metrics hands the metric every sample exactly once (--eval)\n"
+    "  exact-metrics   gather_for_metrics hands the metric every sample exactly once (--eval; with --api trainer:\n"
+    "                  every trainer.evaluate() call, --eval-dataset-len)\n"
     "  mesh-groups-agree  every tp / cp group of a device mesh computes on one batch (always judged with a mesh)\n"
     "A failure prints its evidence (ids, ranks, steps) and exits 1.\n";
 
@@ -51,6 +52,11 @@ constexpr std::string_view kFindings =
     "  dropped-samples              warning  samples are never yielded in a pass\n"
     "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
     "  resume-past-end              note     the Trainer checkpoint is at or past max_steps (--api trainer)\n"
+    "  eval-loss-weighted           warning  Trainer's eval_loss weighs eval samples unequally (--eval-dataset-len)\n"
+    "  eval-predictions-wrong       error    compute_metrics does not receive every eval sample once\n"
+    "  eval-crash                   error    unequal eval batches abort gloo's all_gather of the logits\n"
+    "  eval-hang                    error    a rank with one eval batch more waits forever in its gather\n"
+    "  eval-error                   error    trainer.evaluate() raises\n"
     "  mesh-data-replicated         warning  data-parallel groups of the device mesh receive identical batches\n"
     "  mesh-len-mismatch            warning  under tp the dispatcher's len() divides by every rank\n"
     "  mesh-lost-on-skip            error    skip_first_batches drops the mesh: a resumed tp dispatcher splits groups\n"

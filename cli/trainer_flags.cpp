@@ -24,6 +24,8 @@ constexpr std::string_view kTrainerFlags[] = {
     "even-batches", "no-even-batches", "use-seedable-sampler", "no-seedable-sampler", "seed", "set-seed", "epochs",
     "grad-accum", "max-steps", "train-sampling-strategy", "transformers-version", "lengths", "use-cpu",
     "resume-at-step", "resume-ranks", "resume-batch-size", "resume-grad-accum", "ignore-data-skip", "resume-at",
+    "eval-dataset-len", "per-device-eval-batch-size", "num-evaluations", "compute-metrics", "eval-use-gather-object",
+    "no-eval-concat-batches", "eval-lengths",
     "json", "junit", "require", "config-file", "help", "version"};
 // clang-format on
 
@@ -86,6 +88,24 @@ void TrainerFlags::add_to(CLI::App& app) {
                "TrainingArguments.use_cpu: the processes form a CPU (gloo) group, as recorded; default GPUs")
       ->group(kGroup);
   app.add_flag("--ignore-data-skip", ignore_data_skip, "TrainingArguments.ignore_data_skip=True in the resumed job")
+      ->group(kGroup);
+  add_integer(app, "--eval-dataset-len", eval_dataset_len,
+              "trainer.evaluate() on an eval dataset of N samples: what compute_metrics and eval_loss see")
+      ->group(kGroup);
+  add_integer(app, "--per-device-eval-batch-size,--per_device_eval_batch_size", per_device_eval_batch_size,
+              "TrainingArguments.per_device_eval_batch_size (default 8)")
+      ->group(kGroup);
+  add_integer(app, "--num-evaluations", num_evaluations, "trainer.evaluate() calls in a row (default 1)")->group(kGroup);
+  app.add_flag("--compute-metrics", compute_metrics,
+               "the Trainer has a compute_metrics: logits and labels are gathered too (default: loss only)")
+      ->group(kGroup);
+  app.add_flag("--eval-use-gather-object", eval_use_gather_object, "TrainingArguments.eval_use_gather_object=True")
+      ->group(kGroup);
+  app.add_flag("--no-eval-concat-batches", no_eval_concat_batches, "TrainingArguments.eval_do_concat_batches=False")
+      ->group(kGroup);
+  app.add_option("--eval-lengths", eval_lengths_file,
+                 "FILE of the eval samples' lengths (as --lengths), for group_by_length's evaluation sampler")
+      ->check(non_empty("a FILE"))
       ->group(kGroup);
 }
 
@@ -160,6 +180,35 @@ Json TrainerFlags::config(const LoaderFlags& loader, const TrainingFlags& traini
     c["lengths"] = read_lengths(lengths_file);
   } else if (train_sampling_strategy == "group_by_length") {
     throw ConfigError("--train-sampling-strategy group_by_length: needs --lengths FILE (one length per sample)");
+  }
+  const bool eval_flags = per_device_eval_batch_size || num_evaluations || compute_metrics || eval_use_gather_object ||
+                          no_eval_concat_batches || !eval_lengths_file.empty();
+  if (eval_flags && !eval_dataset_len) {
+    throw ConfigError(std::string(per_device_eval_batch_size ? "--per-device-eval-batch-size"
+                                  : num_evaluations          ? "--num-evaluations"
+                                  : compute_metrics          ? "--compute-metrics"
+                                  : eval_use_gather_object   ? "--eval-use-gather-object"
+                                  : no_eval_concat_batches   ? "--no-eval-concat-batches"
+                                                             : "--eval-lengths") +
+                      ": describes trainer.evaluate(); give --eval-dataset-len N");
+  }
+  if (eval_dataset_len) {
+    Json e = {{"dataset_len", *eval_dataset_len},
+              {"per_device_eval_batch_size", per_device_eval_batch_size.value_or(8)},
+              {"compute_metrics", compute_metrics},
+              {"eval_do_concat_batches", !no_eval_concat_batches},
+              {"eval_use_gather_object", eval_use_gather_object},
+              {"num_evaluations", num_evaluations.value_or(1)}};
+    if (!eval_lengths_file.empty()) {
+      if (train_sampling_strategy != "group_by_length")
+        throw ConfigError("--eval-lengths: only --train-sampling-strategy group_by_length reads them");
+      e["lengths"] = read_lengths(eval_lengths_file);
+    } else if (train_sampling_strategy == "group_by_length") {
+      throw ConfigError(
+          "--eval-dataset-len: with --train-sampling-strategy group_by_length the evaluation sampler groups by "
+          "length too: give --eval-lengths FILE (one length per eval sample)");
+    }
+    c["evaluation"] = std::move(e);
   }
   if (resume.at_step) {
     c["resume"] = {{"global_step", *resume.at_step},

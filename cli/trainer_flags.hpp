@@ -31,7 +31,15 @@ struct TrainerFlags {
   std::optional<std::int64_t> resume_grad_accum;
   bool ignore_data_skip = false;
   bool use_cpu = false;
-  std::string lengths_file;  // --lengths FILE: one length per sample, for group_by_length  // TrainingArguments.use_cpu (or ACCELERATE_USE_CPU / a config file's use_cpu)
+  std::string lengths_file;  // --lengths FILE: one length per sample, for group_by_length
+  // trainer.evaluate() on an eval dataset (--eval-dataset-len N turns it on).
+  std::optional<std::int64_t> eval_dataset_len;
+  std::optional<std::int64_t> per_device_eval_batch_size;
+  std::optional<std::int64_t> num_evaluations;
+  bool compute_metrics = false;
+  bool eval_use_gather_object = false;
+  bool no_eval_concat_batches = false;
+  std::string eval_lengths_file;
 
   void add_to(CLI::App& app);
 

@@ -50,6 +50,96 @@ trace::Json job_json(const analysis::TrainerJobSummary& j) {
           {"unsynced_batches", j.unsynced_batches}};
 }
 
+std::string eval_sampler_text(const trace::TrainerEvalCase& e) {
+  if (const auto& g = e.loader.loader.length_grouping) {
+    return "LengthGroupedSampler(" + std::to_string(g->batch_size) + ") " +
+           (g->generator_seed ? "seeded with " + std::to_string(*g->generator_seed) + " (the same order every call)"
+                              : std::string("drawing from torch's global generator (a new order every call)"));
+  }
+  return "sequential";
+}
+
+void render_evaluation(std::ostream& os, const analysis::TrainerEvalReport& e) {
+  const auto& c = e.config;
+  os << "\nEvaluation: trainer.evaluate()" << (c.num_evaluations > 1 ? " x" + std::to_string(c.num_evaluations) : "")
+     << " on " << e.dataset_len << " eval samples, " << c.loader.prepare.num_processes << " process(es) x "
+     << "per_device_eval_batch_size " << c.options.eval_batch_size << ", "
+     << (c.options.compute_metrics ? "compute_metrics (predictions gathered)" : "loss only (no compute_metrics)")
+     << "\n";
+  os << "  eval loader: " << eval_sampler_text(c) << "; even_batches=" << (c.loader.prepare.even_batches ? "True" : "False")
+     << ", split_batches=" << (c.loader.prepare.split_batches ? "True" : "False")
+     << ", dispatch_batches=" << (c.loader.prepare.dispatch_batches.value_or(false) ? "True" : "False")
+     << ", dataloader_drop_last=" << (c.loader.loader.drop_last ? "True" : "False")
+     << (c.options.use_gather_object ? ", eval_use_gather_object=True (first call only)" : "") << "\n";
+  for (const auto& call : e.calls) {
+    os << "  call " << call.index << ": batches per rank ";
+    for (std::size_t r = 0; r < call.batches_per_rank.size(); ++r) os << (r ? ", " : "") << call.batches_per_rank[r];
+    if (!call.failures.empty()) {
+      os << "; fails:";
+      for (const auto& f : call.failures) os << " rank " << f.rank << " " << f.type << ";";
+      os << "\n";
+      continue;
+    }
+    if (!call.reporting_rank) {
+      os << "; no step ran: no eval_loss\n";
+      continue;
+    }
+    os << "; " << call.loss_values << " loss values gathered";
+    if (call.predictions) {
+      os << "; predictions: "
+         << (call.predictions_exact ? std::string("every sample once")
+                                    : std::to_string(*call.predictions) + " (" + std::to_string(call.missing_count) +
+                                          " samples missing, " + std::to_string(call.duplicated_count) + " duplicated)");
+    }
+    os << "; eval_loss: "
+       << (call.loss_exact ? std::string("the mean over the samples")
+                           : "weighs " + std::to_string(call.overweighted_count) + " ids above and " +
+                                 std::to_string(call.underweighted_count) + " below the others");
+    os << "\n";
+  }
+  if (e.exact_alternative) os << "  exact alternative: " << *e.exact_alternative << "\n";
+}
+
+trace::Json ranges_json(const IdRanges& ids, std::int64_t count) {
+  return {{"count", count}, {"id_ranges", trace::id_ranges_json(ids)}};
+}
+
+trace::Json evaluation_json(const analysis::TrainerEvalReport& e) {
+  const auto& c = e.config;
+  trace::Json j;
+  j["dataset_len"] = e.dataset_len;
+  j["num_processes"] = c.loader.prepare.num_processes;
+  j["per_device_eval_batch_size"] = c.options.eval_batch_size;
+  j["compute_metrics"] = c.options.compute_metrics;
+  j["eval_do_concat_batches"] = c.options.concat_batches;
+  j["eval_use_gather_object"] = c.options.use_gather_object;
+  j["num_evaluations"] = c.num_evaluations;
+  j["exact"] = e.exact();
+  j["exact_alternative"] = e.exact_alternative ? trace::Json(*e.exact_alternative) : trace::Json(nullptr);
+  trace::Json calls = trace::Json::array();
+  for (const auto& call : e.calls) {
+    trace::Json cj;
+    cj["call"] = call.index;
+    cj["gather_object"] = call.gather_object;
+    cj["batches_per_rank"] = call.batches_per_rank;
+    trace::Json failures = trace::Json::array();
+    for (const auto& f : call.failures) failures.push_back({{"rank", f.rank}, {"type", f.type}, {"message", f.message}});
+    cj["failures"] = std::move(failures);
+    cj["loss_values"] = call.loss_values;
+    cj["predictions"] = call.predictions ? trace::Json(*call.predictions) : trace::Json(nullptr);
+    cj["missing_predictions"] = ranges_json(call.missing_predictions, call.missing_count);
+    cj["duplicated_predictions"] = ranges_json(call.duplicated_predictions, call.duplicated_count);
+    cj["overweighted_in_eval_loss"] = ranges_json(call.overweighted, call.overweighted_count);
+    cj["underweighted_in_eval_loss"] = ranges_json(call.underweighted, call.underweighted_count);
+    cj["predictions_exact"] = call.predictions_exact;
+    cj["eval_loss_exact"] = call.loss_exact;
+    cj["exact"] = call.exact();
+    calls.push_back(std::move(cj));
+  }
+  j["calls"] = std::move(calls);
+  return j;
+}
+
 }  // namespace
 
 std::string render_trainer_terminal(const analysis::TrainerReport& r) {
@@ -97,6 +187,7 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
     for (const auto& why : rr.reasons) os << "  why: " << why << "\n";
     if (rr.recipe.needed) os << "  recipe: " << rr.recipe.statement << "\n";
   }
+  if (r.evaluation) render_evaluation(os, *r.evaluation);
   if (!r.findings.empty()) os << "\n" << warning_lines(r.findings) << "\n";
   return os.str();
 }
@@ -111,6 +202,7 @@ trace::Json render_trainer_json(const analysis::TrainerReport& r, const trace::J
   j["error"] = r.error ? error_record_json(*r.error) : trace::Json(nullptr);
   j["job"] = job_json(r.job);
   j["notes"] = r.notes;
+  j["evaluation"] = r.evaluation ? evaluation_json(*r.evaluation) : trace::Json(nullptr);
   if (!r.resume) {
     j["resume"] = nullptr;
     return j;
