@@ -315,11 +315,15 @@ class _Recorder:
 
     def write(self) -> None:
         assert self.doc is not None
-        for e in self.doc["ranks"][0]["epochs"]:
-            e["batches"] = [b if all(type(i) is int for i in b) else _as_ids(b) for b in e["batches"]]
+        try:
+            text = json.dumps(self.doc, separators=(",", ":"))  # one shot: json's C encoder
+        except TypeError:  # a sampler that hands out numpy ints or tensors: ids as Python ints, once
+            for e in self.doc["ranks"][0]["epochs"]:
+                e["batches"] = [b if all(type(i) is int for i in b) else _as_ids(b) for b in e["batches"]]
+            text = json.dumps(self.doc, separators=(",", ":"))
         tmp = f"{self.path}.tmp.{os.getpid()}"
         with open(tmp, "w") as f:
-            json.dump(self.doc, f, separators=(",", ":"))
+            f.write(text)
             f.write("\n")
         os.replace(tmp, self.path)
 

@@ -169,6 +169,7 @@ class _Plan:
         self.not_modelled: List[str] = []
         self.prepare_calls = 0
         self.stopped_at: Optional[str] = None
+        self.temp_files: List[str] = []
 
     # -- interception -------------------------------------------------------------------------------------------
     def on_set_seed(self, seed: Any, device_specific: bool = False) -> None:
@@ -198,6 +199,18 @@ class _Plan:
                 overrides["set_seed"] = seed
                 if device_specific:
                     overrides["set_seed_device_specific"] = True
+                elif type(getattr(obj, "sampler", None)).__name__ == "RandomSampler":
+                    # What the script drew from torch's generator since set_seed (a model built in between) decides a
+                    # shuffle's ids: the generator's state right now, for the CLI to read (--rng-state).
+                    import tempfile
+
+                    import torch
+
+                    fd, path = tempfile.mkstemp(prefix="accel-sim-plan-rng-", suffix=".bin")
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(torch.get_rng_state().numpy().tobytes())
+                    self.temp_files.append(path)
+                    overrides["rng_state"] = path
             try:
                 import warnings
 
@@ -265,7 +278,10 @@ class _Plan:
                 self.not_modelled.append(f"gradient_accumulation_steps {entry['gradient_accumulation_steps']}: "
                                          "simulated only with a scheduler the plan can read")
             flags = accel_sim.flags(**opts)
-            lines.append("$ accel-sim " + " ".join(_quote(f) for f in flags))
+            shown = [("STATE_FILE" if f == opts.get("rng_state") else _quote(f)) for f in flags]
+            lines.append("$ accel-sim " + " ".join(shown))
+            if "rng_state" in opts:
+                lines.append("  (STATE_FILE: torch.get_rng_state().numpy().tobytes() as the script left it at prepare)")
             code, out, err = accel_sim.run_cli(flags)
             lines.append(out.rstrip("\n") if out.strip() else err.rstrip("\n"))
             for w in entry.get("warnings", []):
@@ -461,10 +477,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         os.environ.clear()
         os.environ.update(saved_env)
     if not plan.loaders and not plan.trainers:
+        for path in plan.temp_files:
+            os.unlink(path)
         print(f"accel_sim.plan: {script}: nothing to plan, no DataLoader was prepared (Accelerator.prepare) and "
               f"Trainer.train() was not called: {outcome}", file=sys.stderr)
         return 3
-    print(plan.report(script, outcome))
+    try:
+        print(plan.report(script, outcome))
+    finally:
+        for path in plan.temp_files:
+            os.unlink(path)
     return 0
 
 

@@ -46,6 +46,8 @@ def main():
     check(any(line.split() == ["as", "configured", "28", "3584", "0", "84", "-"] for line in train.splitlines()),
           "nlp_example: 8 ranks x 28 steps, 84 dropped")
     check("8 scheduler steps per optimizer step" in train, "nlp_example: the schedule simulated")
+    check("--rng-state STATE_FILE" in train and "words past set_seed at prepare" in train,
+          "nlp_example: the model's draws between set_seed and prepare are read")
     check("--dataset-len 408 --batch_size 32" in evaluation and "104 samples are seen twice" in evaluation,
           "nlp_example: eval loader planned")
     check("ACCELERATE_USE_CPU" not in out, "nlp_example: plan's CPU forcing leaked into the what-if")
