@@ -49,6 +49,7 @@
 #include "reports/training_render.hpp"
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
+#include "analysis/recorded_judgement.hpp"
 #include "analysis/trainer_what_if.hpp"
 #include "sim/trainer_eval_simulator.hpp"
 #include "sim/trainer_simulator.hpp"
@@ -56,6 +57,7 @@
 #include "sim/training_simulator.hpp"
 #include "trace/nearest_name.hpp"
 #include "trace/resume_json.hpp"
+#include "trace/recorded_json.hpp"
 #include "trace/trainer_eval_json.hpp"
 #include "trace/trainer_json.hpp"
 #include "trace/trace_diff.hpp"
@@ -67,6 +69,8 @@ using accel::trace::Json;
 
 constexpr int kExitDiffer = 1;
 constexpr int kExitBadInput = 2;
+// diff --recorded: the recording's configuration is one the simulator cannot predict (not modelled, unseeded).
+constexpr int kExitNotCompared = 3;
 // A bug in accel-sim rather than in its input (an exception nothing expected); sysexits' EX_SOFTWARE.
 constexpr int kExitInternal = 70;
 
@@ -573,6 +577,38 @@ int run_trainer_what_if(const Json& config, const ReportOptions& out) {
   return report.error ? kExitBadInput : 0;
 }
 
+// check --recorded DIR: the requirements on what a real job's ranks saw (analysis/recorded_judgement).
+int run_check_recorded(const std::string& dir, const std::string& requirements_text, const CheckOutput& output,
+                       const std::string& command_line) {
+  const auto run = accel::trace::read_recorded_run(dir);
+  accel::analysis::CheckReport report;
+  try {
+    report = accel::analysis::judge_recorded(run, accel::cli::split_list(requirements_text, "--require"));
+  } catch (const std::invalid_argument& e) {
+    throw accel::trace::ConfigError(std::string("--require: ") + e.what());
+  }
+  return print_check(report, output, command_line);
+}
+
+// diff --recorded DIR: where the real job left the simulation of the configuration it recorded.
+int run_diff_recorded(const std::string& dir) {
+  const auto run = accel::trace::read_recorded_run(dir);
+  const auto d = accel::analysis::diff_recorded(run);
+  if (!d.comparable) {
+    std::cout << "not compared: " << d.why_not << " (check --recorded judges the recording itself)\n";
+    return kExitNotCompared;
+  }
+  if (!d.divergence) {
+    std::cout << "identical: " << d.batches_compared << " batches on " << run.num_processes
+              << " ranks are the simulation's\n";
+    return 0;
+  }
+  const auto& v = *d.divergence;
+  std::cout << "rank " << v.rank << ", epoch " << v.epoch << ", step " << v.step << ": recorded " << v.recorded
+            << ", simulated " << v.simulated << " (" << d.batches_compared << " batches agreed before)\n";
+  return kExitDiffer;
+}
+
 int run_check_trainer(const Json& config, const std::string& requirements_text, const CheckOutput& output,
                       const std::string& command_line) {
   const auto report = judge_trainer(accel::analysis::trainer_what_if(accel::trace::parse_trainer_config(config)),
@@ -603,7 +639,8 @@ struct CommandLine {
   CLI::App* diff_cmd = nullptr;
   std::string expected_path, actual_path;
   CLI::App* check_cmd = nullptr;
-  std::string check_config, requirements, golden_dir;
+  std::string check_config, requirements, golden_dir, recorded_dir;
+  std::string diff_recorded_dir;
   CheckOutput check_output;
   LoaderFlags check_flags;
   accel::cli::ResumeFlags check_resume;
@@ -697,8 +734,13 @@ struct CommandLine {
     trace_training.add_to(*trace_cmd);
   }
   void add_diff_flags() {
-    diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)")->required();
-    diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)")->required();
+    diff_cmd->add_option("EXPECTED", expected_path, "expected trace (- for stdin)");
+    diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)");
+    diff_cmd
+        ->add_option("--recorded", diff_recorded_dir,
+                     "a real job's recording (accel_sim.record): the first rank/epoch/step where it leaves the "
+                     "simulation of its configuration")
+        ->check(accel::cli::non_empty("a DIR"));
   }
   void add_check_flags() {
     check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)")
@@ -709,6 +751,10 @@ struct CommandLine {
                      "exact-metrics")
         ->check(accel::cli::non_empty("a comma-separated list of requirements"));
     check_cmd->add_option("--golden", golden_dir, "diff every trace in this directory against the simulator")
+        ->check(accel::cli::non_empty("a DIR"));
+    check_cmd
+        ->add_option("--recorded", recorded_dir,
+                     "judge a real job's recording (DIR/rank-<r>.json from accel_sim.record) with --require")
         ->check(accel::cli::non_empty("a DIR"));
     check_cmd->add_flag("--json", check_output.json, "print the results as JSON (one object per requirement per pass)");
     check_cmd
@@ -811,7 +857,16 @@ int run_cli(int argc, char** argv) {
       }
       return run_trace(cl.config_path, cl.trace_flags, cl.trace_training, from_flags);
     }
-    if (*cl.diff_cmd) return run_diff(cl.expected_path, cl.actual_path);
+    if (*cl.diff_cmd) {
+      if (!cl.diff_recorded_dir.empty()) {
+        if (!cl.expected_path.empty() || !cl.actual_path.empty())
+          throw accel::trace::ConfigError("diff: --recorded DIR compares with the simulation; not with EXPECTED ACTUAL");
+        return run_diff_recorded(cl.diff_recorded_dir);
+      }
+      if (cl.expected_path.empty() || cl.actual_path.empty())
+        throw accel::trace::ConfigError("diff: give EXPECTED and ACTUAL trace files, or --recorded DIR");
+      return run_diff(cl.expected_path, cl.actual_path);
+    }
     if (*cl.run_cmd) {
       const Json config =
           cl.run_flags.needs_loader_config() ? job_config(*cl.run_cmd, cl.run_loader, world_from_env()) : Json();
@@ -833,6 +888,12 @@ int run_cli(int argc, char** argv) {
       if (!cl.golden_dir.empty()) {
         refuse_alongside(*cl.check_cmd, "--golden", "it diffs every trace in DIR with the simulator");
         return run_check_golden(cl.golden_dir);
+      }
+      if (!cl.recorded_dir.empty()) {
+        refuse_alongside(*cl.check_cmd, "--recorded", "the recording is judged as it is",
+                         {"--require", "--json", "--junit"});
+        if (cl.requirements.empty()) throw accel::trace::ConfigError("check --recorded: give --require LIST");
+        return run_check_recorded(cl.recorded_dir, cl.requirements, cl.check_output, cl.report_options.command_line);
       }
       if (!cl.check_config.empty())
         refuse_alongside(*cl.check_cmd, "--config", "the file's config is checked as it is",
