@@ -162,7 +162,9 @@ CheckReport judge_recorded(const trace::RecordedRun& run, const std::vector<std:
           for (std::size_t r = 0; r < e.steps.size(); ++r) {
             if (e.steps[r] == *lo) short_ranks.push_back(static_cast<std::int64_t>(r));
           }
-          evidence = "ranks " + ranks_text(short_ranks) + " yield " + std::to_string(*lo) + " batches, others up to " +
+          evidence = (short_ranks.size() == 1 ? "rank " + ranks_text(short_ranks) + " yields "
+                                              : "ranks " + ranks_text(short_ranks) + " yield ") +
+                     std::to_string(*lo) + " batches, others up to " +
                      std::to_string(*hi) + ": the others wait forever in a collective at step " + std::to_string(*lo);
         }
         out.outcomes.push_back({"lockstep", pass, *lo == *hi, evidence});

@@ -258,8 +258,13 @@ def _read_config(loader: Any, accelerator: Any) -> Tuple[Dict[str, Any], List[st
 def _reference() -> Dict[str, Any]:
     acc = sys.modules.get("accelerate")
     torch = sys.modules.get("torch")
-    return {"accelerate_version": getattr(acc, "__version__", None), "torch": getattr(torch, "__version__", None),
-            "python": platform.python_version(), "recorder": "accel_sim.record"}
+    ref = {"accelerate_version": getattr(acc, "__version__", None), "torch": getattr(torch, "__version__", None),
+           "python": platform.python_version(), "recorder": "accel_sim.record"}
+    if torch is not None:
+        # What the process seeded torch with (set_seed(s) makes it s): `accel-sim diff --recorded` simulates a shuffle
+        # from it. Reading it draws nothing.
+        ref["torch_initial_seed"] = int(torch.initial_seed())
+    return ref
 
 
 class _Recorder:

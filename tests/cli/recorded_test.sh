@@ -51,7 +51,7 @@ exits "a broken-off epoch is not judged, and says so" 0 "not judged: the epoch w
   "$bin" check --recorded "$tmp/broken" --require lockstep
 uneven='lambda r: [{"epoch": 0, "segment": 0, "start_step": 0, "batches": [[0,1],[4,5],[8,9]] if r == 0 else [[2,3],[6,7]], "complete": True}]'
 write "$tmp/uneven" 2 10 none "$uneven"
-exits "a rank with a batch less" 1 "FAIL lockstep (epoch 0): ranks 1 yield 2 batches, others up to 3" \
+exits "a rank with a batch less" 1 "FAIL lockstep (epoch 0): rank 1 yields 2 batches, others up to 3" \
   "$bin" check --recorded "$tmp/uneven" --require lockstep
 
 # diff: sequential, seeded or not, is predicted; a planted batch is named.

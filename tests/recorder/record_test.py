@@ -71,6 +71,47 @@ def compare_rank(scenario, rec, got, r, phases):
     return c
 
 
+def accel_sim(*args):
+    """accel-sim's exit code and output (the executable the test was given: ACCEL_SIM_EXE)."""
+    import subprocess
+    run_ = subprocess.run([os.environ["ACCEL_SIM_EXE"], *args], capture_output=True, text=True)
+    return run_.returncode, run_.stdout + run_.stderr
+
+
+def judged(name, directory, requirements, want_code, want_text=""):
+    """check --recorded over a real recording: the verdict (exit code) and its evidence."""
+    code, out = accel_sim("check", "--recorded", directory, "--require", requirements)
+    check(code == want_code and want_text in out,
+          f"{name}: check --recorded --require {requirements}: exit {code} (wanted {want_code}), output {out[:400]!r}")
+
+
+def diffed(name, directory, want_code, want_text=""):
+    code, out = accel_sim("diff", "--recorded", directory)
+    check(code == want_code and want_text in out,
+          f"{name}: diff --recorded: exit {code} (wanted {want_code}), output {out[:400]!r}")
+
+
+# What check --recorded / diff --recorded must say of each recording (the planted mistakes fail with their evidence).
+VERDICTS = {
+    # 23 samples, batch 3, 2 ranks: even_batches pads 1 sample; every sample is seen, ranks in lock-step, and the
+    # order is the simulation's (set_seed in the worker: torch_initial_seed).
+    "map2-n2": lambda d: (judged("map2-n2", d, "no-drops,lockstep,len-consistent", 0),
+                          judged("map2-n2", d, "no-duplicates", 1, "samples seen more than once"),
+                          diffed("map2-n2", d, 0, "identical")),
+    "map2-n1": lambda d: (judged("map2-n1", d, "full-coverage,lockstep", 0), diffed("map2-n1", d, 0, "identical")),
+    "custom_sampler-n2": lambda d: (judged("custom_sampler-n2", d, "lockstep", 0),
+                                    diffed("custom_sampler-n2", d, 3, "not compared")),
+    # Each rank shuffles with its own seed and nothing is synchronised: samples twice and never.
+    "seeded_differently-n2": lambda d: (judged("seeded_differently-n2", d, "full-coverage", 1, "seen more than once"),
+                                        judged("seeded_differently-n2", d, "no-drops", 1, "never seen")),
+    # even_batches=False over 21 samples: rank 0 has a batch more.
+    "uneven-n2": lambda d: (judged("uneven-n2", d, "full-coverage", 0),
+                            judged("uneven-n2", d, "lockstep", 1, "rank 1 yields 5 batches, others up to 6")),
+    # The resumed seedable run trains every sample of every epoch once per rank pair (before and after the crash).
+    "resume-n2": lambda d: (judged("resume-n2", d, "no-drops,lockstep", 0),),
+}
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     if group not in ("loaders", "resume"):
@@ -102,6 +143,8 @@ def main():
                 check(rec["case"] == "recording", f"{name}: case {rec['case']}")
             c = configs[0]
             check(all(x == c for x in configs), f"{name}: the ranks' configs differ")
+            if name in VERDICTS:
+                VERDICTS[name](os.path.join(out, "recording"))
             check(c["num_processes"] == n, f"{name}: num_processes {c['num_processes']}")
             if scenario == "custom_sampler":
                 check(c["modelled"] is False and len(c["not_modelled"]) == 1 and "Buckets" in c["not_modelled"][0],
@@ -146,6 +189,7 @@ def main():
                      for e in rec["ranks"][0]["epochs"]]
             check(shape == [(0, 0, 0, True, 6), (1, 0, 0, False, 2), (1, 1, 2, True, 4), (2, 0, 0, True, 6)],
                   f"resume-n2 rank {r}: passes {shape}")
+        VERDICTS["resume-n2"](os.path.join(out, "recording"))
         if keep:
             shutil.copytree(os.path.join(out, "recording"), os.path.join(keep, "resume-n2"), dirs_exist_ok=True)
     finally:
