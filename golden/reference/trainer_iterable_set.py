@@ -70,6 +70,10 @@ def cases(version):
     out["r2-n11-b2-k1-m6-droplast-nodispatch"] = it(v, 2, 11, 2, 1, 6, dataloader_drop_last=True, **nd)
     out["r2-n11-b2-k1-m6-uneven-nodispatch"] = it(v, 2, 11, 2, 1, 6, even=False, **nd)
     out["r2-n10-b2-k1-m8-setepoch-nodispatch"] = it(v, 2, 10, 2, 1, 8, set_epoch=True, **nd)
+    if v == "5.25":
+        # A pass of 1 sample on 3 ranks: the dispatcher pads its only, short batch from itself; the shard cycles it.
+        out["r3-n1-b1-k1-m2"] = it(v, 3, 1, 1, 1, 2)
+        out["r3-n1-b1-k1-m2-nodispatch"] = it(v, 3, 1, 1, 1, 2, **nd)
     # --- With __len__ ---
     out["r2-n11-b2-k2-e2-haslen"] = it(v, 2, 11, 2, 2, -1, E=2, has_len=True)  # epoch based
     out["r2-n11-b2-k2-m7-haslen"] = it(v, 2, 11, 2, 2, 7, has_len=True)
@@ -90,6 +94,8 @@ def cases(version):
         out["r2-n10-b2-k1-m8-resume-g5-ignoreskip"] = it(v, 2, 10, 2, 1, 8,
                                                          resume=resume(5, 2, 2, 1, ignore_data_skip=True))
         out["r2-n20-b2-k3-m5-resume-g2"] = it(v, 2, 20, 2, 3, 5, resume=resume(2, 2, 2, 3))
+        out["r2-n20-b2-k1-m8-resume-g3-ignoreskip"] = it(v, 2, 20, 2, 1, 8,
+                                                         resume=resume(3, 2, 2, 1, ignore_data_skip=True))
         out["r2-n20-b2-k1-m8-resume-g8"] = it(v, 2, 20, 2, 1, 8, resume=resume(8, 2, 2, 1))  # G = max_steps
         out["r2to3-n24-b2-k1-m8-resume-g3"] = it(v, 2, 24, 2, 1, 8, resume=resume(3, 3, 2, 1))
         out["r3to2-n24-b2-k1-m8-resume-g3"] = it(v, 3, 24, 2, 1, 8, resume=resume(3, 2, 2, 1))
@@ -99,14 +105,24 @@ def cases(version):
         out["r2-n10-b2-k1-m8-setepoch-resume-g5"] = it(v, 2, 10, 2, 1, 8, set_epoch=True, resume=resume(5, 2, 2, 1))
         out["r2-n11-b2-k2-e3-haslen-resume-g4"] = it(v, 2, 11, 2, 2, -1, E=3, has_len=True,
                                                      resume=resume(4, 2, 2, 2))
+        out["r2-n11-b2-k2-e3-haslen-setepoch-resume-g3"] = it(v, 2, 11, 2, 2, -1, E=3, has_len=True, set_epoch=True,
+                                                              resume=resume(3, 2, 2, 2))
+        out["r2-n10-b2-k1-m8-setepoch-resume-g8"] = it(v, 2, 10, 2, 1, 8, set_epoch=True, resume=resume(8, 2, 2, 1))
     # Resumed jobs of one process (4.57 cannot resume a multi-process CPU job: RuntimeError, cpu:0).
     out["r1-n10-b2-k1-m8-resume-g3"] = it(v, 1, 10, 2, 1, 8, resume=resume(3, 1, 2, 1))
     out["r1-n10-b2-k1-m8-resume-g7"] = it(v, 1, 10, 2, 1, 8, resume=resume(7, 1, 2, 1))  # G in pass 1
     out["r1-n10-b2-k1-m8-resume-g7-ignoreskip"] = it(v, 1, 10, 2, 1, 8,
                                                      resume=resume(7, 1, 2, 1, ignore_data_skip=True))
+    out["r1-n20-b2-k1-m8-resume-g3-ignoreskip"] = it(v, 1, 20, 2, 1, 8,
+                                                     resume=resume(3, 1, 2, 1, ignore_data_skip=True))
     out["r1-n10-b2-k3-m6-resume-g2"] = it(v, 1, 10, 2, 3, 6, resume=resume(2, 1, 2, 3))
     out["r2to1-n20-b2-k1-m8-resume-g3"] = it(v, 2, 20, 2, 1, 8, resume=resume(3, 1, 2, 1))
     out["r1-n10-b2-k1-m8-setepoch-resume-g7"] = it(v, 1, 10, 2, 1, 8, set_epoch=True, resume=resume(7, 1, 2, 1))
+    # set_epoch makes the resumed epoch visible: G = max_steps resumes in epoch 1 (one step more); with __len__ a G
+    # mid-epoch 1 skips inside epoch 1's order.
+    out["r1-n10-b2-k1-m8-setepoch-resume-g8"] = it(v, 1, 10, 2, 1, 8, set_epoch=True, resume=resume(8, 1, 2, 1))
+    out["r1-n11-b2-k2-e3-haslen-setepoch-resume-g5"] = it(v, 1, 11, 2, 2, -1, E=3, has_len=True, set_epoch=True,
+                                                          resume=resume(5, 1, 2, 2))
     if v == "4.57":
         out["r2-n20-b2-k1-m8-resume-g3"] = it(v, 2, 20, 2, 1, 8, resume=resume(3, 2, 2, 1))  # the cpu:0 failure
     return {f"trainer-v{v}-iter-{desc}": c for desc, c in out.items()}
