@@ -242,6 +242,15 @@ std::vector<Candidate> candidates(const TrainerCase& c) {
       }
     }
   }
+  if (c.iterable && !c.iterable_has_len) {
+    out.push_back({{"give the IterableDataset a __len__ (Trainer then runs epochs of len(train_dataloader) and "
+                    "resumes at the pass and batch the checkpoint was in)",
+                    "--iterable-has-len"},
+                   [](TrainerCase& x) {
+                     x.iterable_has_len = true;
+                     return true;
+                   }});
+  }
   if (!same_shape(c)) {
     out.push_back(
         {{"resume on the checkpoint's shape: " +
@@ -312,6 +321,18 @@ std::vector<std::string> reasons(const TrainerCase& c, const TrainerReport& repo
         " batches. Trainer only warns when the world size changed (and not at all for the batch size or "
         "accumulation)");
   }
+  if (c.iterable && !c.iterable_has_len) {
+    const std::int64_t pass = sim::iterable_pass_length(c, false);
+    out.push_back("the IterableDataset has no __len__: Trainer counts num_update_steps_per_epoch = max_steps (" +
+                  std::to_string(first.max_steps) + "), so it resumes at epoch " +
+                  std::to_string(rr.position.epochs_trained) + " and skips " +
+                  std::to_string(rr.position.steps_trained_in_current_epoch) +
+                  " batches of its first pass, whatever passes of " + std::to_string(pass) +
+                  " batches per rank the first job made before the checkpoint" +
+                  (rr.position.steps_trained_in_current_epoch >= pass && pass > 0
+                       ? ": the skip runs past that pass, and the resumed job starts again at the head of a pass"
+                       : ""));
+  }
   if (r.ignore_data_skip && rr.first_job_batches > 0) {
     out.push_back("ignore_data_skip=True: the resumed epoch starts from its first batch, so the " +
                   std::to_string(rr.first_job_batches) +
@@ -335,7 +356,17 @@ std::vector<std::string> reasons(const TrainerCase& c, const TrainerReport& repo
 void collect_findings(TrainerReport& report) {
   auto& out = report.findings;
   const auto& j = report.job;
-  if (report.error) {
+  if (report.error && report.error->type == "Hang") {
+    const auto& c = report.config;
+    out.push_back(Warning(code::kTrainerNeverSteps, Severity::Error,
+                          "train() never returns: a pass of the IterableDataset yields " +
+                              std::to_string(sim::iterable_pass_length(c, false)) +
+                              " batches per rank, fewer than gradient_accumulation_steps " +
+                              std::to_string(c.loop.gradient_accumulation_steps) +
+                              ", and without __len__ a pass's end is no accumulation boundary: no optimizer step is "
+                              "ever taken and Trainer starts pass after pass")
+                      .with("gradient_accumulation_steps", c.loop.gradient_accumulation_steps));
+  } else if (report.error) {
     out.push_back(Warning(code::kRejectedConfig, Severity::Error,
                           report.error->type + " in " + report.error->where + ": " + report.error->message));
   }
@@ -437,6 +468,13 @@ TrainerReport trainer_what_if(const TrainerCase& c) {
   const TrainerResumePosition in_first = resume_position(c.resume->global_step, first, false);
   rr.first_job_epoch = in_first.epochs_trained;
   rr.first_job_batches = in_first.steps_trained_in_current_epoch;
+  if (c.iterable && !c.iterable_has_len && !s.trace.ranks.empty()) {
+    // Without __len__ Trainer's arithmetic says nothing of where the first job was: its pass is the step's epoch.
+    const auto& steps = s.trace.ranks.front().steps;
+    for (std::size_t i = 0; i < steps.size() && i < s.epochs.first.front().size(); ++i) {
+      if (steps[i].global_step == c.resume->global_step) rr.first_job_pass = s.epochs.first.front()[i];
+    }
+  }
   rr.past_end = c.resume->global_step >= first.max_steps;
   if (const auto* e = resumed_job_error(c, s.trace)) {
     rr.error = *e;

@@ -43,6 +43,8 @@ struct TrainerResumeReport {
   std::int64_t first_job_epoch = 0;
   std::int64_t first_job_batches = 0;
   bool past_end = false;  // global_step >= the first job's max_steps: there is nothing left to train
+  // An IterableDataset without __len__: the pass (epoch) the first job's step global_step ended in.
+  std::optional<std::int64_t> first_job_pass;
   TrainerJobSummary resumed_job;
   std::optional<trace::ErrorRecord> error;  // the resumed job fails before its first batch (every rank)
   ResumeOutcome outcome;                    // epochs compared by data epoch, from the checkpoint on

@@ -72,6 +72,7 @@ inline constexpr const char* kHfUnevenShards = "hf-uneven-shards";
 inline constexpr const char* kHfSplitTwice = "hf-split-twice";
 inline constexpr const char* kResumeError = "resume-error";
 inline constexpr const char* kResumePastEnd = "resume-past-end";
+inline constexpr const char* kTrainerNeverSteps = "trainer-never-steps";
 inline constexpr const char* kEvalLossWeighted = "eval-loss-weighted";
 inline constexpr const char* kEvalPredictionsWrong = "eval-predictions-wrong";
 inline constexpr const char* kEvalCrash = "eval-crash";

@@ -52,6 +52,7 @@ constexpr std::string_view kFindings =
     "  dropped-samples              warning  samples are never yielded in a pass\n"
     "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
     "  resume-past-end              note     the Trainer checkpoint is at or past max_steps (--api trainer)\n"
+    "  trainer-never-steps          error    an IterableDataset pass shorter than the accumulation: train() never returns\n"
     "  eval-loss-weighted           warning  Trainer's eval_loss weighs eval samples unequally (--eval-dataset-len)\n"
     "  eval-predictions-wrong       error    compute_metrics does not receive every eval sample once\n"
     "  eval-crash                   error    unequal eval batches abort gloo's all_gather of the logits\n"

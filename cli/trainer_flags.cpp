@@ -25,7 +25,8 @@ constexpr std::string_view kTrainerFlags[] = {
     "grad-accum", "max-steps", "train-sampling-strategy", "transformers-version", "lengths", "use-cpu",
     "resume-at-step", "resume-ranks", "resume-batch-size", "resume-grad-accum", "ignore-data-skip", "resume-at",
     "eval-dataset-len", "per-device-eval-batch-size", "num-evaluations", "compute-metrics", "eval-use-gather-object",
-    "no-eval-concat-batches", "eval-lengths",
+    "no-eval-concat-batches", "eval-lengths", "dataset", "dispatch-batches", "no-dispatch-batches", "iterable-has-len",
+    "iterable-set-epoch",
     "json", "junit", "require", "config-file", "help", "version"};
 // clang-format on
 
@@ -89,6 +90,12 @@ void TrainerFlags::add_to(CLI::App& app) {
       ->group(kGroup);
   app.add_flag("--ignore-data-skip", ignore_data_skip, "TrainingArguments.ignore_data_skip=True in the resumed job")
       ->group(kGroup);
+  app.add_flag("--iterable-has-len", iterable_has_len,
+               "with --dataset iterable: the IterableDataset also has __len__ (Trainer then runs epochs of len(loader))")
+      ->group(kGroup);
+  app.add_flag("--iterable-set-epoch", iterable_set_epoch,
+               "with --dataset iterable: the IterableDataset has set_epoch(e), which Trainer calls before each pass")
+      ->group(kGroup);
   add_integer(app, "--eval-dataset-len", eval_dataset_len,
               "trainer.evaluate() on an eval dataset of N samples: what compute_metrics and eval_loss see")
       ->group(kGroup);
@@ -151,7 +158,7 @@ Json TrainerFlags::config(const LoaderFlags& loader, const TrainingFlags& traini
   // The loader flags resolved once, as an Accelerator script, for the conflicts they already check.
   LoaderFlags as_script = loader;
   as_script.api = "accelerator";
-  as_script.shuffle = train_sampling_strategy == "random";
+  as_script.shuffle = train_sampling_strategy == "random" && loader.dataset == "map";
   const Json script = as_script.config();
   const Json& a = script["accelerator"];
   Json c;
@@ -174,6 +181,27 @@ Json TrainerFlags::config(const LoaderFlags& loader, const TrainingFlags& traini
                              {"even_batches", a["even_batches"]},
                              {"use_seedable_sampler", !given(cmd, "--no-seedable-sampler")}};
   c["device"] = loader.use_cpu || use_cpu ? "cpu" : "cuda";
+  if (loader.dataset != "map" && loader.dataset != "iterable") {
+    throw ConfigError("--dataset " + loader.dataset +
+                      ": with --api trainer, map (a torch Dataset) or iterable (a torch IterableDataset)");
+  }
+  if (loader.dataset == "iterable") {
+    c["dataset_kind"] = "iterable";
+    c["iterable_has_len"] = iterable_has_len;
+    c["iterable_set_epoch"] = iterable_set_epoch;
+    if (loader.dispatch_on || loader.dispatch_off) c["accelerator_config"]["dispatch_batches"] = loader.dispatch_on;
+    // Trainer refuses an IterableDataset without __len__ unless max_steps is given: say so here, by flag.
+    if (!iterable_has_len && !max_steps) {
+      throw ConfigError("--max-steps: Trainer requires max_steps for an IterableDataset without __len__ (give "
+                        "--max-steps N, or --iterable-has-len)");
+    }
+  } else if (iterable_has_len || iterable_set_epoch || loader.dispatch_on || loader.dispatch_off) {
+    throw ConfigError(std::string(iterable_has_len     ? "--iterable-has-len"
+                                  : iterable_set_epoch ? "--iterable-set-epoch"
+                                  : loader.dispatch_on ? "--dispatch-batches"
+                                                       : "--no-dispatch-batches") +
+                      ": describes an iterable train dataset; give --dataset iterable");
+  }
   if (!lengths_file.empty()) {
     if (train_sampling_strategy != "group_by_length")
       throw ConfigError("--lengths: only --train-sampling-strategy group_by_length reads them");

@@ -40,6 +40,9 @@ struct TrainerFlags {
   bool eval_use_gather_object = false;
   bool no_eval_concat_batches = false;
   std::string eval_lengths_file;
+  // --dataset iterable: the train dataset is a torch IterableDataset (no __len__ unless --iterable-has-len).
+  bool iterable_has_len = false;
+  bool iterable_set_epoch = false;
 
   void add_to(CLI::App& app);
 

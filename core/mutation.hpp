@@ -50,6 +50,8 @@ enum class Mutation {
   HfShardPathIgnored,                // a datasets.IterableDataset with enough shards is wrapped in IterableDatasetShard
                                      // instead of taking Accelerate's .shard() path
   TrainerSkipIgnoresAccumulation,    // Trainer's resume skips global_step % nups batches, not that times GA
+  IterablePassEndSyncs,              // without __len__, a pass's last micro-batches sync a short step instead of
+                                     // joining the next pass's first step
   EvalLossMeanOfSamples,             // Trainer's eval_loss is the mean over the gathered samples, not over the
                                      // gathered (padded batches') losses
 };

@@ -87,9 +87,8 @@ float batch_loss(const Batch& batch);
 std::vector<RankEvaluation> evaluation_loop(const std::vector<std::vector<EvaluationStep>>& steps,
                                             const EvaluationOptions& options);
 
-// The recorder's words for a rank killed while blocked, and gloo's for the abort and the reset connection (the
-// peer's ephemeral port written PORT, as the recordings write it).
-std::string hang_message(std::int64_t rank);
+// gloo's words for the abort and the reset connection (the peer's ephemeral port written PORT, as the recordings
+// write it). A Hang carries no message: the caller words it (trace/recorder_words.hpp).
 std::string gloo_abort_message(std::int64_t rank, std::int64_t received_bytes, std::int64_t expected_bytes);
 extern const char* const kGlooConnectionReset;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/mutation.hpp"
+#include "core/saturating.hpp"
 
 namespace accel {
 
@@ -48,6 +49,31 @@ TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopO
     s.max_steps = o.num_train_epochs * s.num_update_steps_per_epoch;
     s.num_train_epochs = o.num_train_epochs;
   }
+  return s;
+}
+
+std::string iterable_needs_max_steps_message(TransformersRelease release) {
+  if (release == TransformersRelease::v4_57) {
+    return "The train_dataset does not implement __len__, max_steps has to be specified. The number of steps needs to "
+           "be known in advance for the learning rate scheduler.";
+  }
+  return "The train_dataset does not implement __len__, so the number of training steps cannot be inferred; max_steps "
+         "has to be specified. The total number of steps must be known in advance to bound the training loop and to "
+         "configure the learning rate scheduler.";
+}
+
+TrainerSchedule trainer_schedule_without_length(std::int64_t batches_per_pass, const TrainerLoopOptions& o) {
+  TrainerSchedule s;
+  const std::int64_t ga = std::max<std::int64_t>(o.gradient_accumulation_steps, 1);
+  s.gradient_accumulation_steps = ga;
+  s.max_steps = std::max<std::int64_t>(o.max_steps, 1);
+  s.num_update_steps_per_epoch = s.max_steps;
+  s.steps_in_epoch = sat_mul(s.max_steps, ga);
+  // The mutant ends every pass with a short step, as the loop with __len__ does.
+  if (mutant(Mutation::IterablePassEndSyncs)) s.steps_in_epoch = batches_per_pass;
+  const std::int64_t syncs = std::max<std::int64_t>(batches_per_pass / ga, 1);
+  // Enough passes for max_steps from a fresh start, plus the resumed epoch and the one a G = max_steps resume adds.
+  s.num_train_epochs = s.max_steps / syncs + 3;
   return s;
 }
 

@@ -54,6 +54,30 @@ struct TrainerSchedule {
 
 TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopOptions& options);
 
+// set_initial_training_values without len(train_dataloader) (an IterableDataset without __len__; max_steps > 0, which
+// Trainer requires then): num_update_steps_per_epoch = max_steps, steps_in_epoch = max_steps * GA, and
+// num_train_epochs = sys.maxsize, an epoch being one pass of the iterator. A pass of L batches syncs floor(L / GA)
+// times (its last L % GA micro-batches are not an accumulation boundary: they join the next pass's first step), so
+// the schedule's num_train_epochs is the passes the run can need, not sys.maxsize. `batches_per_pass` > 0.
+TrainerSchedule trainer_schedule_without_length(std::int64_t batches_per_pass, const TrainerLoopOptions& options);
+
+// Rule: Trainer.__init__ refuses an IterableDataset without __len__ when max_steps <= 0 (ValueError, every rank);
+// the releases word it differently.
+std::string iterable_needs_max_steps_message(TransformersRelease release);
+
+// Rule: 4.57 refuses group_by_length for an IterableDataset in __init__; 5.25 ignores train_sampling_strategy for one.
+inline bool refuses_group_by_length_for_iterable(TransformersRelease release) {
+  return release == TransformersRelease::v4_57;
+}
+inline constexpr const char* kGroupByLengthIterableMessage =
+    "the `--group_by_length` option is only available for `Dataset`, not `IterableDataset";
+
+// Rule (both releases): without len(train_dataloader), a pass of fewer batches than gradient_accumulation_steps
+// never reaches a sync: global_step stays 0 and train() never returns (recorded as a Hang).
+inline bool never_steps_without_length(std::int64_t batches_per_pass, std::int64_t gradient_accumulation_steps) {
+  return batches_per_pass > 0 && batches_per_pass < gradient_accumulation_steps;
+}
+
 // _init_training_state for resume_from_checkpoint at `global_step`: epochs_trained = global_step // nups and,
 // unless ignore_data_skip, (global_step % nups) * GA batches of that epoch are skipped.
 struct TrainerResumePosition {

@@ -10,6 +10,10 @@
 // num_update_steps_per_epoch = max(ceil(len / GA), 1) steps on every
 //      rank, each accumulating GA micro-batches but an epoch's last (len % GA when it is not 0), and the run stops
 //      at max_steps or after num_train_epochs * nups steps.
+// 18c. Over an IterableDataset without __len__ (Trainer's dispatcher or IterableDatasetShard), the micro-batches of
+//      every rank's optimizer steps, in order, are the rank's passes back to back (nothing lost or reordered at a
+//      pass's end), and every step accumulates GA micro-batches except a pass's first, which also carries the
+//      previous pass's last L % GA (golden/trainer-iterable.md, section 3; recorded in the -iter- cases).
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -122,6 +126,47 @@ void trainer_epochs_have_nups_steps_with_a_short_last_one() {
       RC_ASSERT(steps == planned);
     else
       RC_ASSERT(steps == 0);
+  }
+}
+
+void trainer_iterable_steps_carry_across_passes() {
+  const std::int64_t R = *int_in(1, 4);
+  const std::int64_t b = *int_in(1, 3);
+  const std::int64_t k = *int_in(1, 4);
+  const trace::Json c = {{"api", "trainer"},
+                         {"transformers_version", *rc::gen::element<std::string>("5.25", "4.57")},
+                         {"dataset_kind", "iterable"},
+                         {"dataset_len", *int_in(1, 40)},
+                         {"num_processes", R},
+                         {"per_device_train_batch_size", b},
+                         {"gradient_accumulation_steps", k},
+                         {"max_steps", *int_in(1, 12)},
+                         {"accelerator_config",
+                          {{"dispatch_batches", *rc::gen::arbitrary<bool>()}, {"split_batches", false}}},
+                         {"device", "cuda"},
+                         {"resume", nullptr}};
+  RC_LOG() << c.dump() << "\n";
+  const trace::TrainerCase parsed = trace::parse_trainer_config(c);
+  const std::int64_t L = sim::iterable_pass_length(parsed, false);
+  RC_PRE(L >= k);  // a pass shorter than GA never steps (a Hang, recorded as such)
+  sim::TrainerStepEpochs epochs;
+  const trace::TrainerTrace t = sim::simulate_trainer(parsed, &epochs);
+  RC_TAG(L % k == 0 ? "passes end on a step" : "passes carry micro-batches");
+  for (const auto& rank : t.ranks) {
+    RC_ASSERT(!rank.error);
+    // The pass, read from the first steps: the trained stream must be it, repeated.
+    std::vector<Batch> stream;
+    for (const auto& s : rank.steps) stream.insert(stream.end(), s.batches.begin(), s.batches.end());
+    RC_ASSERT(static_cast<std::int64_t>(stream.size()) >= std::min<std::int64_t>(L, k));
+    const auto& e = epochs.first.at(static_cast<std::size_t>(rank.rank));
+    for (std::size_t i = 0; i < stream.size(); ++i) {
+      if (i >= static_cast<std::size_t>(L)) RC_ASSERT(stream[i] == stream[i % static_cast<std::size_t>(L)]);
+    }
+    for (std::size_t i = 0; i < rank.steps.size(); ++i) {
+      const auto micro = static_cast<std::int64_t>(rank.steps[i].batches.size());
+      const bool first_of_later_pass = i > 0 && e[i] != e[i - 1];
+      RC_ASSERT(micro == (first_of_later_pass ? k + L % k : k));
+    }
   }
 }
 

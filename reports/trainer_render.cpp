@@ -11,6 +11,14 @@ namespace accel::reports {
 namespace {
 
 std::string sampler_text(const trace::TrainerCase& c) {
+  if (c.iterable) {
+    const auto& d = c.job.prepare.dispatch_batches;
+    return std::string("none (an IterableDataset") + (c.iterable_has_len ? " with __len__" : ", no __len__") +
+           (c.iterable_set_epoch ? ", set_epoch(epoch) before each pass" : "") + "), " +
+           (d.value_or(true) ? "DataLoaderDispatcher (rank 0 reads every batch and sends each rank its slice)"
+                             : "IterableDatasetShard (every rank reads the stream and keeps its slice)") +
+           "; dataloader_drop_last is not applied to it";
+  }
   if (c.job.loader.length_grouping) {
     return "LengthGroupedSampler (group_by_length: batches of " +
            std::to_string(c.job.loader.length_grouping->batch_size) +
@@ -24,8 +32,16 @@ std::string sampler_text(const trace::TrainerCase& c) {
   return "RandomSampler (use_seedable_sampler=False)";
 }
 
-std::string job_line(const analysis::TrainerJobSummary& j) {
+std::string job_line(const analysis::TrainerJobSummary& j, bool without_length = false) {
   std::ostringstream os;
+  if (without_length) {
+    os << j.num_processes << (j.num_processes == 1 ? " process" : " processes") << " x per_device_train_batch_size "
+       << j.per_device_batch_size << " x gradient_accumulation_steps " << j.gradient_accumulation_steps
+       << ": no len(train_dataloader), so an epoch is one pass of the stream and num_update_steps_per_epoch is "
+          "max_steps "
+       << j.schedule.max_steps;
+    return os.str();
+  }
   os << j.num_processes << (j.num_processes == 1 ? " process" : " processes") << " x per_device_train_batch_size "
      << j.per_device_batch_size << " x gradient_accumulation_steps " << j.gradient_accumulation_steps
      << ": len(train_dataloader) " << j.schedule.steps_in_epoch << ", " << j.schedule.num_update_steps_per_epoch
@@ -153,7 +169,8 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
   os << "  train sampler: " << sampler_text(c) << "; even_batches=" << (c.job.prepare.even_batches ? "True" : "False")
      << ", split_batches=" << (c.job.prepare.split_batches ? "True" : "False")
      << ", dataloader_drop_last=" << (c.job.loader.drop_last ? "True" : "False") << "\n";
-  os << "  first job: " << job_line(r.job) << "\n";
+  const bool no_len = c.iterable && !c.iterable_has_len;
+  os << "  first job: " << job_line(r.job, no_len) << "\n";
   os << "  it takes " << r.job.optimizer_steps << " optimizer steps (global steps 1.." << r.job.last_global_step << ")"
      << (r.job.lockstep ? ", every rank the same" : ", NOT the same on every rank") << "\n";
   for (const auto& n : r.notes) os << "  note: " << n << "\n";
@@ -166,15 +183,20 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
          << rr.resumed_job.per_device_batch_size << " x gradient_accumulation_steps "
          << rr.resumed_job.gradient_accumulation_steps << "\n";
     } else {
-      os << "  resumed job: " << job_line(rr.resumed_job) << "\n";
+      os << "  resumed job: " << job_line(rr.resumed_job, no_len) << "\n";
     }
     if (rr.past_end) {
       os << "  global step " << rr.spec.global_step << " is past the first job's last step " << r.job.last_global_step
          << ": the resumed job computes epoch " << rr.position.epochs_trained << " (of "
          << r.job.schedule.num_train_epochs << "), so its epoch loop is empty and it trains nothing\n";
     } else {
-      os << "  the checkpoint is epoch " << rr.first_job_epoch << " after " << rr.first_job_batches
-         << " batches per rank in the first job";
+      if (rr.first_job_pass) {
+        os << "  the first job was in pass " << *rr.first_job_pass << " at the checkpoint; Trainer's arithmetic (epoch "
+           << rr.first_job_epoch << " after " << rr.first_job_batches << " batches)";
+      } else {
+        os << "  the checkpoint is epoch " << rr.first_job_epoch << " after " << rr.first_job_batches
+           << " batches per rank in the first job";
+      }
       if (!rr.error) {
         os << "; the resumed job starts epoch " << rr.position.epochs_trained << " skipping "
            << rr.position.steps_trained_in_current_epoch << " batches and ends at global step "
@@ -215,6 +237,7 @@ trace::Json render_trainer_json(const analysis::TrainerReport& r, const trace::J
   res["position"] = {{"epochs_trained", rr.position.epochs_trained},
                      {"steps_trained_in_current_epoch", rr.position.steps_trained_in_current_epoch}};
   res["past_end"] = rr.past_end;
+  res["first_job_pass"] = rr.first_job_pass ? trace::Json(*rr.first_job_pass) : trace::Json(nullptr);
   res["resumed_job"] = job_json(rr.resumed_job);
   res["error"] = rr.error ? error_record_json(*rr.error) : trace::Json(nullptr);
   put_resume_outcome_json(res, rr.outcome);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "simulator.hpp"
+#include "trace/recorder_words.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::sim {
@@ -68,7 +69,10 @@ trace::TrainerEvalTrace simulate_calls(const trace::TrainerEvalCase& c, EvalLoss
       auto& rec = out.ranks[i];
       rec.evaluations.push_back({e.batches, e.losses, e.predictions, e.eval_loss});
       if (e.failure) {
-        rec.error = trace::ErrorRecord{"evaluate", e.failure->type, e.failure->message, std::nullopt};
+        const std::string message = e.failure->type == "Hang"
+                                        ? trace::recorder_hang_message(rec.rank, trace::kTrainerEvalRecorderTimeoutS)
+                                        : e.failure->message;
+        rec.error = trace::ErrorRecord{"evaluate", e.failure->type, message, std::nullopt};
         stopped[i] = true;
       }
     }

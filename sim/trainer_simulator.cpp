@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "simulator.hpp"
+#include "trace/recorder_words.hpp"
 #include "trace/trainer_json.hpp"
 
 namespace accel::sim {
@@ -121,10 +122,108 @@ trace::ErrorRecord rank_error(const AccelerateError& e) {
   return {"train", std::string(python_name(e.type())), e.message(), std::nullopt};
 }
 
+// An IterableDataset's loader, one pass per rank as the simulator's Accelerate iterates it (the dispatcher or
+// IterableDatasetShard): every pass reads the same stream, so one pass serves every epoch (a dataset with set_epoch
+// only renames its ids). Empty when Accelerate rejects the loader (`error`).
+struct IterablePasses {
+  std::vector<std::vector<Batch>> per_rank;
+  std::optional<AccelerateError> error;
+};
+
+IterablePasses iterable_passes(const trace::LoaderCase& job) {
+  trace::LoaderCase one = job;
+  one.epochs = 1;
+  one.schedule.assign(1, trace::LoaderRole::Prepared);
+  one.set_epoch.reset();
+  IterablePasses out;
+  const trace::Trace t = simulate(one);
+  if (t.error) {
+    const auto type = py_error_type(t.error->type);
+    out.error = AccelerateError(type.value_or(PyErrorType::ValueError), "train", t.error->message);
+    return out;
+  }
+  for (const auto& r : std::get<std::vector<trace::RankRecord>>(t.body)) {
+    if (r.epochs.empty() || r.epochs.front().error || r.error) {
+      const auto& e = r.error ? *r.error : *r.epochs.front().error;
+      out.error = AccelerateError(py_error_type(e.type).value_or(PyErrorType::RuntimeError), "train", e.message);
+      return out;
+    }
+    out.per_rank.push_back(r.epochs.front().batches);
+  }
+  return out;
+}
+
+// The schedule a job over an IterableDataset runs: Trainer's own with __len__ (len(train_dataloader) = the batches
+// a pass yields), else the one without a length.
+TrainerSchedule iterable_schedule(const trace::TrainerCase& c, const TrainerLoopOptions& loop, std::int64_t pass_len) {
+  return c.iterable_has_len ? trainer_schedule(pass_len, loop) : trainer_schedule_without_length(pass_len, loop);
+}
+
+// One rank's run of one job over an IterableDataset (golden/trainer-iterable.md): the loop of run_trainer_loop over
+// passes of the same stream, the resumed job skipping (G % nups) * GA of its own per-rank batches of the pass of
+// epoch G // nups.
+std::vector<trace::TrainerStepRecord> run_iterable_rank(const trace::TrainerCase& c, const TrainerLoopOptions& loop,
+                                                        const std::vector<Batch>& pass, bool resumed_job,
+                                                        std::vector<std::int64_t>& epochs, bool& hangs) {
+  const auto pass_len = static_cast<std::int64_t>(pass.size());
+  const TrainerSchedule schedule = iterable_schedule(c, loop, pass_len);
+  std::optional<TrainerResumePosition> start;
+  if (resumed_job) start = resume_position(c.resume->global_step, schedule, c.resume->ignore_data_skip);
+  hangs = !c.iterable_has_len && never_steps_without_length(pass_len, schedule.gradient_accumulation_steps);
+  if (hangs) return {};
+  std::vector<std::int64_t> skips;  // per epoch iterated
+  const TrainerRun run = run_trainer_loop(schedule, start, [&](std::int64_t epoch, std::int64_t skip) {
+    skips.resize(static_cast<std::size_t>(epoch) + 1, 0);
+    skips[static_cast<std::size_t>(epoch)] = skip;
+    return std::max<std::int64_t>(pass_len - skip, 0);
+  });
+  const std::int64_t n = c.job.loader.dataset_len;
+  auto batch_of = [&](const MicroBatchRef& m) {
+    Batch b = pass.at(static_cast<std::size_t>(m.batch));
+    // set_epoch(e) reaches the dataset before pass e: it yields (e + j) mod n where the plain one yields j.
+    if (c.iterable_set_epoch && n > 0) {
+      for (SampleId& id : b) id = (id + m.epoch) % n;
+    }
+    return b;
+  };
+  std::vector<trace::TrainerStepRecord> out;
+  for (const auto& step : run.steps) {
+    trace::TrainerStepRecord rec{step.global_step, {}};
+    for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+    epochs.push_back(step.micro_batches.back().epoch);
+  }
+  if (!run.unsynced.empty()) {
+    trace::TrainerStepRecord rec{std::nullopt, {}};
+    for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+    epochs.push_back(run.unsynced.back().epoch);
+  }
+  return out;
+}
+
+// What Trainer.__init__ refuses for an IterableDataset, on every rank, before anything is trained.
+std::optional<trace::ErrorRecord> iterable_init_error(const trace::TrainerCase& c) {
+  if (!c.iterable) return std::nullopt;
+  if (!c.iterable_has_len && c.loop.max_steps <= 0) {
+    return trace::ErrorRecord{"train", "ValueError", iterable_needs_max_steps_message(c.release), std::nullopt};
+  }
+  if (c.group_by_length_requested && refuses_group_by_length_for_iterable(c.release)) {
+    return trace::ErrorRecord{"train", "ValueError", kGroupByLengthIterableMessage, std::nullopt};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::int64_t iterable_pass_length(const trace::TrainerCase& c, bool resumed_job, std::int64_t rank) {
+  const IterablePasses p = iterable_passes(shape_of(c, resumed_job).job);
+  return p.per_rank.empty() ? 0 : static_cast<std::int64_t>(p.per_rank.at(static_cast<std::size_t>(rank)).size());
+}
 
 TrainerSchedule trainer_job_schedule(const trace::TrainerCase& c, bool resumed_job, std::int64_t rank) {
   const JobShape shape = shape_of(c, resumed_job);
+  if (c.iterable) return iterable_schedule(c, shape.loop, iterable_pass_length(c, resumed_job, rank));
   return trainer_schedule(len_of(sharded(shape.job, rank)), shape.loop);
 }
 
@@ -139,9 +238,38 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c, TrainerStepEpo
   step_epochs.first.assign(all, {});
   step_epochs.resumed.assign(all, {});
   SavedRngStates saved_rng(static_cast<std::size_t>(world));
+  if (const auto refused = iterable_init_error(c)) {
+    for (auto& rec : out.ranks) rec.error = *refused;
+    return out;
+  }
   for (bool resumed_job : {false, true}) {
     if (resumed_job && !c.resume) break;
     const JobShape shape = shape_of(c, resumed_job);
+    if (c.iterable) {
+      const IterablePasses passes = iterable_passes(shape.job);
+      for (std::int64_t r = 0; r < shape.job.prepare.num_processes; ++r) {
+        auto& rec = out.ranks[static_cast<std::size_t>(r)];
+        if (rec.error) continue;
+        if (resumed_job && c.on_cpu && resume_fails_on_cpu_group(c.release, shape.job.prepare.num_processes)) {
+          rec.error = trace::ErrorRecord{"train", "RuntimeError", kIndexedCpuRestoreError, std::nullopt};
+          continue;
+        }
+        if (passes.error) {
+          rec.error = rank_error(*passes.error);
+          continue;
+        }
+        const auto i = static_cast<std::size_t>(r);
+        bool hangs = false;
+        (resumed_job ? rec.resumed_steps : rec.steps) = run_iterable_rank(
+            c, shape.loop, passes.per_rank.at(i), resumed_job,
+            (resumed_job ? step_epochs.resumed : step_epochs.first)[i], hangs);
+        if (hangs) {
+          rec.error = trace::ErrorRecord{"train", "Hang", trace::recorder_hang_message(r, trace::kTrainerRecorderTimeoutS),
+                                         std::nullopt};
+        }
+      }
+      continue;
+    }
     auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
     for (std::int64_t r = 0; r < shape.job.prepare.num_processes; ++r) {
       auto& rec = out.ranks[static_cast<std::size_t>(r)];

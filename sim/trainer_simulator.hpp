@@ -21,6 +21,9 @@ namespace accel::sim {
 // One job's schedule as rank `rank` computes it (len(train_dataloader) on that rank).
 TrainerSchedule trainer_job_schedule(const trace::TrainerCase& config, bool resumed_job, std::int64_t rank = 0);
 
+// An IterableDataset's pass: the batches rank `rank` reads in one pass of the job (the first or the resumed one).
+std::int64_t iterable_pass_length(const trace::TrainerCase& config, bool resumed_job, std::int64_t rank = 0);
+
 // The data epoch of each recorded step (the epoch of its last micro-batch), per rank, parallel to the trace's
 // `steps` and `resumed_steps`: what the resume comparison groups by, which the recorded layout does not carry.
 struct TrainerStepEpochs {

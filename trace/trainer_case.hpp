@@ -33,6 +33,14 @@ struct TrainerCase {
   // Where the processes run: the recordings are CPU gloo groups; a what-if defaults to GPUs. It decides only
   // resume_fails_on_cpu_group.
   bool on_cpu = true;
+  // train_dataset is a torch IterableDataset yielding ids 0 .. n-1 every pass (golden/trainer-iterable.md): no
+  // sampler, no drop_last, Accelerate's dispatcher by default; with __len__ (iterable_has_len) Trainer runs its
+  // epoch-based loop, without it an epoch is one pass capped at max_steps; iterable_set_epoch: the dataset has
+  // set_epoch(e), after which a pass yields (e + j) mod n.
+  bool iterable = false;
+  bool iterable_has_len = false;
+  bool iterable_set_epoch = false;
+  bool group_by_length_requested = false;  // train_sampling_strategy "group_by_length" (an iterable dataset ignores it)
   // trainer.evaluate() on an eval dataset (the what-if's `evaluation` object): the same TrainingArguments.
   std::optional<TrainerEvalCase> evaluation;
 };

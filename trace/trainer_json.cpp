@@ -24,7 +24,8 @@ Json steps_json(const std::vector<TrainerStepRecord>& steps) {
 
 }  // namespace
 
-TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t n, TransformersRelease release) {
+TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t n, TransformersRelease release,
+                                       bool sampler_built) {
   TrainerSampling out;
   out.strategy = f.string_or("train_sampling_strategy", "random");
   const std::string& strategy = out.strategy;
@@ -55,7 +56,7 @@ TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t n, Transfor
       if (value < 0) f.fail_on(at, "must be >= 0 (a sample's len()), got " + std::to_string(value));
       lengths->push_back(value);
     }
-  } else if (group_by_length) {
+  } else if (group_by_length && sampler_built) {
     f.fail_on("lengths", "is required with train_sampling_strategy \"group_by_length\" (one length per sample)");
   }
   if (group_by_length && n == 0) {
@@ -66,7 +67,7 @@ TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t n, Transfor
     f.fail_on("train_sampling_strategy",
               "\"sequential\" does not exist in transformers 4.57 (its train sampler is always a RandomSampler)");
   }
-  if (group_by_length) out.lengths = lengths;
+  if (group_by_length && sampler_built) out.lengths = lengths;
   return out;
 }
 
@@ -79,12 +80,14 @@ Json parse_trainer_accelerator_config(const Fields& f, bool dispatch_modelled) {
     accelerator["split_batches"] = o.boolean("split_batches", false);
     accelerator["even_batches"] = o.boolean("even_batches", true);
     accelerator["use_seedable_sampler"] = o.boolean("use_seedable_sampler", true);
-    if (o.find("dispatch_batches") && o.boolean("dispatch_batches", false)) {
-      if (!dispatch_modelled) {
+    if (o.find("dispatch_batches")) {
+      const bool dispatch = o.boolean("dispatch_batches", false);
+      if (dispatch && !dispatch_modelled) {
         o.fail_on("dispatch_batches",
                   "true is not modelled for Trainer's training (a map-style dataset is sharded, not dispatched)");
       }
-      accelerator["dispatch_batches"] = true;
+      // null: Accelerate's default (the dispatcher for an iterable dataset, the shard for a map-style one).
+      if (dispatch_modelled) accelerator["dispatch_batches"] = dispatch;
     }
     o.refuse_unread();
   }
@@ -121,18 +124,29 @@ TrainerCase parse_trainer_config(const Json& config) {
   }
   c.loop.max_steps = ms ? f.integer("max_steps", std::nullopt, -1, kMaxCount) : -1;
   const bool drop_last = f.boolean("dataloader_drop_last", false);
-  const TrainerSampling sampling = parse_trainer_sampling(f, n, c.release);
+  const std::string kind = f.string_or("dataset_kind", "map");
+  if (kind != "map" && kind != "iterable")
+    f.fail_on("dataset_kind", "must be \"map\" or \"iterable\" (a torch IterableDataset), got \"" + kind + "\"");
+  c.iterable = kind == "iterable";
+  if (!c.iterable && (f.find("iterable_has_len") || f.find("iterable_set_epoch")))
+    f.fail_on(f.find("iterable_has_len") ? "iterable_has_len" : "iterable_set_epoch", "is read only with dataset_kind \"iterable\"");
+  c.iterable_has_len = f.boolean("iterable_has_len", false);
+  c.iterable_set_epoch = f.boolean("iterable_set_epoch", false);
+  // Trainer gives an IterableDataset no sampler: its lengths are never read.
+  const TrainerSampling sampling = parse_trainer_sampling(f, n, c.release, !c.iterable);
   const std::string& strategy = sampling.strategy;
+  c.group_by_length_requested = strategy == "group_by_length";
   const bool group_by_length = sampling.lengths != nullptr;
   const auto& lengths = sampling.lengths;
-  const Json accelerator = parse_trainer_accelerator_config(f, false);
+  const Json accelerator = parse_trainer_accelerator_config(f, c.iterable);
+  // _get_dataloader passes the sampler and drop_last only for a dataset that is not an IterableDataset.
   Json script = {{"api", "accelerator"},
-                 {"dataset_kind", "map"},
+                 {"dataset_kind", kind},
                  {"dataset_len", n},
                  {"batch_size", batch},
                  {"num_processes", ranks},
-                 {"drop_last", drop_last},
-                 {"shuffle", strategy == "random"},
+                 {"drop_last", drop_last && !c.iterable},
+                 {"shuffle", strategy == "random" && !c.iterable},
                  {"epochs", 1},
                  {"set_seed", f.find("seed") ? *f.find("seed") : Json(42)},
                  {"accelerator", accelerator},

@@ -20,7 +20,9 @@ struct TrainerSampling {
   std::shared_ptr<const std::vector<std::int64_t>> lengths;
 };
 class Fields;
-TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t dataset_len, TransformersRelease release);
+// `sampler_built`: false for an IterableDataset, which Trainer gives no sampler (no lengths are then read).
+TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t dataset_len, TransformersRelease release,
+                                       bool sampler_built = true);
 
 // TrainingArguments.accelerator_config as AcceleratorConfig defaults it, as an accelerator-family `accelerator`
 // object; dispatch_batches true is refused unless the caller models it.

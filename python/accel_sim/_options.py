@@ -99,6 +99,16 @@ OPTIONS: Dict[str, _Spec] = {
     "lengths": ("path", "--lengths", ""),  # group_by_length: a file of the samples' lengths
     "resume_gradient_accumulation_steps": ("int", "--resume-grad-accum", ""),
     "ignore_data_skip": ("on", "--ignore-data-skip", ""),
+    "iterable_has_len": ("on", "--iterable-has-len", ""),  # dataset="iterable": the IterableDataset has __len__
+    "iterable_set_epoch": ("on", "--iterable-set-epoch", ""),  # ... and set_epoch(e)
+    # trainer.evaluate() (api="trainer").
+    "eval_dataset_len": ("int", "--eval-dataset-len", ""),
+    "per_device_eval_batch_size": ("int", "--per-device-eval-batch-size", ""),
+    "compute_metrics": ("on", "--compute-metrics", ""),
+    "eval_use_gather_object": ("on", "--eval-use-gather-object", ""),
+    "eval_do_concat_batches": ("pair", "", "--no-eval-concat-batches"),
+    "num_evaluations": ("int", "--num-evaluations", ""),
+    "eval_lengths": ("path", "--eval-lengths", ""),
     # Evaluation (gather_for_metrics).
     "eval": ("on", "--eval", ""),
     "use_gather_object": ("on", "--use-gather-object", ""),
@@ -111,7 +121,8 @@ OPTIONS: Dict[str, _Spec] = {
 WHAT_IF_ONLY = {
     "resume_at", "resume_at_step", "resume_with", "loop_set_epoch", "resume_ranks", "resume_batch_size",
     "resume_skip", "eval", "use_gather_object", "eval_break_after", "html", "resume_gradient_accumulation_steps",
-    "ignore_data_skip",
+    "ignore_data_skip", "eval_dataset_len", "per_device_eval_batch_size", "compute_metrics", "eval_use_gather_object",
+    "eval_do_concat_batches", "num_evaluations", "eval_lengths",
 }
 
 
@@ -145,7 +156,7 @@ def _flags_for(name: str, value: Any) -> List[str]:
         if not isinstance(value, bool):
             raise _type_error(name, "True or False", value)
         if value:
-            return [flag]
+            return [flag] if flag else []  # an option whose True is the CLI's default has only an off flag
         return [off] if kind == "pair" else []
     if kind == "tristate":
         if value is None:

@@ -87,11 +87,20 @@ def training_args_options(args: Any, train_dataset: Any, *, num_processes: Optio
 
     if train_dataset is None:
         raise NotModelled("train_dataset is None: Trainer needs one to train")
+    from torch.utils.data import IterableDataset
+
+    iterable = isinstance(train_dataset, IterableDataset)
     try:
         dataset_len = len(train_dataset)
+        has_len = True
     except TypeError:
-        raise NotModelled(f"{type(train_dataset).__name__} has no len(): Trainer over an IterableDataset is not "
-                          "modelled yet") from None
+        has_len = False
+        if not iterable:
+            raise NotModelled(f"{type(train_dataset).__name__} has no len() and is not an IterableDataset") from None
+        if "dataset_len" not in overrides:
+            raise NotModelled(f"{type(train_dataset).__name__} is an IterableDataset without len(): give "
+                              "dataset_len=N, the samples one pass of it yields") from None
+        dataset_len = overrides.pop("dataset_len")
     epochs = args.num_train_epochs
     if args.max_steps is None or args.max_steps <= 0:
         if float(epochs) != int(epochs):
@@ -105,8 +114,9 @@ def training_args_options(args: Any, train_dataset: Any, *, num_processes: Optio
     if strategy not in ("random", "sequential", "group_by_length"):
         raise NotModelled(f"train_sampling_strategy={strategy!r} is not modelled")
     accel = _accelerator_config(args)
-    if accel.get("dispatch_batches"):
-        raise NotModelled("accelerator_config.dispatch_batches=True: Trainer's dispatched loader is not modelled")
+    if accel.get("dispatch_batches") and not iterable:
+        raise NotModelled("accelerator_config.dispatch_batches=True over a map-style dataset: Trainer's dispatched "
+                          "loader is modelled for IterableDatasets only")
     opts: Dict[str, Any] = {
         "api": "trainer",
         "transformers_version": _release(transformers.__version__),
@@ -122,9 +132,15 @@ def training_args_options(args: Any, train_dataset: Any, *, num_processes: Optio
         opts["max_steps"] = int(args.max_steps)
     if args.data_seed is not None:
         opts["data_seed"] = int(args.data_seed)
+    if iterable:
+        # No sampler: an IterableDataset's ids are its positions in the stream (set_epoch may change what they hold).
+        opts["dataset"] = "iterable"
+        opts["iterable_has_len"] = has_len
+        if accel.get("dispatch_batches") is not None:
+            opts["dispatch_batches"] = bool(accel["dispatch_batches"])
     if strategy != "random":
         opts["train_sampling_strategy"] = strategy
-    if strategy == "group_by_length" and "lengths" not in overrides:
+    if strategy == "group_by_length" and "lengths" not in overrides and not iterable:
         opts["lengths"] = _write_lengths(_lengths(args, train_dataset, model_input_name))
     if accel.get("split_batches"):
         opts["split_batches"] = True
@@ -151,18 +167,39 @@ def from_training_args(args: Any, train_dataset: Any, eval_dataset: Any = None, 
 
     ``resume_from_checkpoint`` (an int global step, a 'checkpoint-N' path, or True for the last one in
     args.output_dir) adds the resume comparison; ``overrides`` take any what_if option, e.g. ``resume_ranks=16``
-    for a resume on another world size. The evaluation loop is not modelled: with ``eval_dataset`` the report's
-    ``not_modelled`` says so.
+    for a resume on another world size. With a map-style ``eval_dataset`` the report's ``evaluation`` is
+    trainer.evaluate() (``compute_metrics=True`` when the Trainer has one: from_trainer reads it); an
+    IterableDataset ``train_dataset`` without len() needs ``dataset_len=`` (the samples one pass yields). What is
+    not simulated is listed in the report's ``not_modelled``.
     """
+    not_modelled = []
+    eval_written = None
+    if eval_dataset is not None:
+        try:
+            overrides.setdefault("eval_dataset_len", len(eval_dataset))
+            overrides.setdefault("per_device_eval_batch_size", int(args.per_device_eval_batch_size))
+            overrides.setdefault("eval_use_gather_object", bool(getattr(args, "eval_use_gather_object", False)))
+            overrides.setdefault("eval_do_concat_batches", bool(getattr(args, "eval_do_concat_batches", True)))
+        except TypeError:
+            not_modelled.append(f"evaluation over {type(eval_dataset).__name__} (no len(): an iterable eval dataset)")
+        grouped = getattr(args, "group_by_length", False) or getattr(args, "train_sampling_strategy", "") == "group_by_length"
+        if grouped and "eval_dataset_len" in overrides and "eval_lengths" not in overrides:
+            # The evaluation sampler groups by length too (_get_eval_sampler).
+            overrides["eval_lengths"] = _write_lengths(
+                _lengths(args, eval_dataset, overrides.get("model_input_name", "input_ids")))
+            eval_written = overrides["eval_lengths"]
+        if getattr(args, "eval_accumulation_steps", None) or getattr(args, "batch_eval_metrics", False):
+            not_modelled.append("eval_accumulation_steps / batch_eval_metrics (the evaluation is simulated without)")
     options = training_args_options(args, train_dataset, num_processes=num_processes,
                                     resume_from_checkpoint=resume_from_checkpoint, **overrides)
     written = options.get("lengths") if "lengths" not in overrides else None
     try:
         report = what_if(**options)
     finally:
-        if written:
-            os.unlink(written)
-    report["not_modelled"] = ["evaluation (eval_dataset)"] if eval_dataset is not None else []
+        for path in (written, eval_written):
+            if path:
+                os.unlink(path)
+    report["not_modelled"] = not_modelled
     return report
 
 
@@ -174,6 +211,8 @@ def from_trainer(trainer: Any, *, num_processes: Optional[int] = None,
     processing = getattr(trainer, "processing_class", None) or getattr(trainer, "tokenizer", None)
     names = getattr(processing, "model_input_names", None) or ["input_ids"]
     overrides.setdefault("model_input_name", names[0])
+    if getattr(trainer, "eval_dataset", None) is not None:
+        overrides.setdefault("compute_metrics", getattr(trainer, "compute_metrics", None) is not None)
     return from_training_args(trainer.args, trainer.train_dataset, getattr(trainer, "eval_dataset", None),
                               num_processes=num_processes, resume_from_checkpoint=resume_from_checkpoint, **overrides)
 

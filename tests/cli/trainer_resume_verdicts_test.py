@@ -47,6 +47,14 @@ def flags(c, tmp):
         f.append("--no-even-batches")
     if a.get("use_seedable_sampler") is False:
         f.append("--no-seedable-sampler")
+    if c.get("dataset_kind") == "iterable":
+        f += ["--dataset", "iterable"]
+        if c.get("iterable_has_len"):
+            f.append("--iterable-has-len")
+        if c.get("iterable_set_epoch"):
+            f.append("--iterable-set-epoch")
+        if a.get("dispatch_batches") is not None:
+            f.append("--dispatch-batches" if a["dispatch_batches"] else "--no-dispatch-batches")
     r = c["resume"]
     f += ["--resume-at-step", str(r["global_step"])]
     if r["num_processes"] != c["num_processes"]:
@@ -95,6 +103,9 @@ for path in sorted(glob.glob(os.path.join(cases, "trainer-*.json"))):
         failures.append(f"{name}: ACCELERATE_USE_CPU did not make the device cpu")
     want = dict(c)
     want.setdefault("train_sampling_strategy", "random")
+    if want.get("dataset_kind") == "iterable":
+        want.setdefault("iterable_has_len", False)
+        want.setdefault("iterable_set_epoch", False)
     if echoed != want:
         failures.append(f"{name}: the flags resolve to {json.dumps(echoed, sort_keys=True)}, recorded "
                         f"{json.dumps(want, sort_keys=True)}")

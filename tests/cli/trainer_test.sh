@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28 (in progress): the trainer family. The recordings of the real transformers Trainer (5.25 and 4.57, gloo
+# Issue 28: the trainer family. The recordings of the real transformers Trainer (5.25 and 4.57, gloo
 # ranks, golden/cases-trainer) match the simulator; a recording tampered with does not; bad configs are refused
 # naming the field and the rule.
 set -u
@@ -111,6 +111,21 @@ exits "a length that is not a number" 2 "\-\-lengths: .*badlen.txt: length 2 mus
 exits "one length per sample" 2 "config.lengths" \
   "$bin" --api trainer --dataset-len 6 --train-sampling-strategy group_by_length --lengths "$tmp/len5.txt"
 exits "trace does not take --api trainer flags" 2 "\-\-api trainer: is the what-if's" "$bin" trace --api trainer --dataset-len 10
+
+# An IterableDataset (golden/cases-trainer/*-iter-*, golden/trainer-iterable.md).
+it="$bin --api trainer --dataset iterable"
+exits "an IterableDataset without __len__ needs max_steps" 2 "\-\-max-steps: Trainer requires max_steps for an IterableDataset" \
+  $it --ranks 2 --dataset-len 10
+check_output "a pass shorter than the accumulation never steps (recorded r1-n4-b2-k3-m2-neverstep)" \
+  "error\[trainer-never-steps\]: train() never returns: a pass of the IterableDataset yields 2 batches per rank" \
+  $it --dataset-len 4 --per-device-batch-size 2 --grad-accum 3 --max-steps 2
+check_output "a resume past the first pass restarts a pass; __len__ is the simulated fix" \
+  "recipe: Simulated: give the IterableDataset a __len__" \
+  $it --ranks 2 --dataset-len 10 --per-device-batch-size 2 --max-steps 8 --resume-at-step 5
+json_field "a resume inside the first pass is exact (recorded r2-n20-b2-k1-m8-resume-g3)" "True" "j['resume']['identical']" \
+  $it --ranks 2 --dataset-len 20 --per-device-batch-size 2 --max-steps 8 --resume-at-step 3 --json
+exits "iterable flags need --dataset iterable" 2 "\-\-iterable-has-len: describes an iterable train dataset" \
+  "$bin" --api trainer --dataset-len 10 --iterable-has-len
 
 echo "trainer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

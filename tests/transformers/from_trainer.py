@@ -139,17 +139,57 @@ trace = accel_sim.trace({"case": "from-trainer-gbl", "family": "trainer", "confi
 check("group_by_length: the real run trains the ids the trace has", trace["ranks"][0]["steps"] == recorder.steps,
       (trace["ranks"][0]["steps"][:2], recorder.steps[:2]))
 
+# 2c. An IterableDataset (no __len__: dataset_len= says how many samples a pass yields): a real run over a stream
+# that runs out twice before max_steps, against the trace of the config from_training_args resolves.
+class StreamIds(torch.utils.data.IterableDataset):
+    def __init__(self, n):
+        self.items = Ids(n)
+
+    def __iter__(self):
+        return (self.items[i] for i in range(len(self.items)))
+
+
+SEEN.clear()
+n = 5
+recorder = Steps()
+streamed = Trainer(model=Tiny(n), args=args(per_device_train_batch_size=2, gradient_accumulation_steps=2, max_steps=4),
+                   train_dataset=StreamIds(n), callbacks=[recorder])
+predicted = accel_sim.from_trainer(streamed, dataset_len=n)
+streamed.train()
+config = predicted["input"]
+check("an IterableDataset: the config says so", config.get("dataset_kind") == "iterable"
+      and config.get("iterable_has_len") is False, config)
+trace = accel_sim.trace({"case": "from-trainer-iter", "family": "trainer", "config": config})
+check("an IterableDataset: the real run trains the ids the trace has (steps carry across passes)",
+      trace["ranks"][0]["steps"] == recorder.steps, (trace["ranks"][0]["steps"], recorder.steps))
+
+# 2d. trainer.evaluate() on one process: the report's evaluation, and what the real call returns.
+evaluator = Trainer(model=Tiny(10), args=args(per_device_eval_batch_size=4), train_dataset=Ids(10),
+                    eval_dataset=Ids(10))
+predicted = accel_sim.from_trainer(evaluator, num_processes=2)
+check("an eval dataset is simulated (2 processes: eval_loss weighs the padded batch)",
+      predicted["not_modelled"] == [] and predicted["evaluation"]["dataset_len"] == 10
+      and predicted["evaluation"]["exact"] is False, predicted.get("evaluation"))
+alone = accel_sim.from_trainer(evaluator)
+metrics = evaluator.evaluate()
+with torch.no_grad():
+    per_sample = [float(evaluator.model(x=item["x"][None], labels=item["labels"][None])["loss"])
+                  for item in (Ids(10)[i] for i in range(10))]
+check("... on its one process it is exact, as the real evaluate() is (the mean of the per-sample losses)",
+      alone["evaluation"]["exact"] is True and abs(metrics["eval_loss"] - sum(per_sample) / 10) < 1e-6,
+      (alone["evaluation"], metrics, sum(per_sample) / 10))
+
 # 3. What is not modelled is refused by name.
 for name, kw, data in (("worker processes", dict(dataloader_num_workers=2), Ids(10)),
                        ("fractional epochs", dict(num_train_epochs=1.5), Ids(10)),
-                       ("an IterableDataset", {}, Stream())):
+                       ("an IterableDataset without dataset_len=", dict(max_steps=3), Stream())):
     try:
         accel_sim.from_training_args(args(**kw), data)
         check(f"{name} is refused", False, "no NotModelled")
     except accel_sim.NotModelled as e:
         check(f"{name} is refused", True, str(e))
-check("an eval dataset is named as not modelled",
-      accel_sim.from_training_args(args(), Ids(10), Ids(4))["not_modelled"] == ["evaluation (eval_dataset)"])
+check("an iterable eval dataset is named as not modelled",
+      accel_sim.from_training_args(args(), Ids(10), Stream())["not_modelled"][0].startswith("evaluation over Stream"))
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
