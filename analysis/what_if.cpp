@@ -1003,7 +1003,7 @@ void add_pass_warnings(WhatIfReport& report) {
 WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   WhatIfReport report;
   report.api = c.api == "accelerator" ? "accelerator" : "prepare_data_loader";
-  report.accelerate_version = kAccelerateVersion;
+  report.accelerate_version = c.prepare.release.name();
   report.launch = options.launch;
   report.unseeded_shuffle = unseeded_shuffle(c);
   report.mesh = analyze_mesh(c);

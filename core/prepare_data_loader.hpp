@@ -12,6 +12,7 @@
 
 #include <variant>
 
+#include "accelerate_release.hpp"
 #include "data_loader_dispatcher.hpp"
 #include "data_loader_shard.hpp"
 #include "data_loader_workers.hpp"
@@ -89,6 +90,8 @@ struct PrepareOptions {
   std::optional<DeviceMesh> torch_device_mesh;
   // AcceleratorState's distributed_type is DEEPSPEED: the mesh is divided by tp alone.
   bool deepspeed = false;
+  // The Accelerate release whose prepare_data_loader runs (core/accelerate_release.hpp: its named rules).
+  AccelerateRelease release = kNewestRelease;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 
