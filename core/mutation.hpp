@@ -52,6 +52,10 @@ enum class Mutation {
   TrainerSkipIgnoresAccumulation,    // Trainer's resume skips global_step % nups batches, not that times GA
   EvalLossMeanOfSamples,             // Trainer's eval_loss is the mean over the gathered samples, not over the
                                      // gathered (padded batches') losses
+  UnseededGeneratorSeededFromGlobal,  // 0.14-0.23 / 0.30-1.5.2: prepare seeds the generator it creates from the
+                                      // global generator (1.6's rule) instead of leaving it unseeded
+  ShuffleRuleReachesSequential,       // an older release's shuffle rule also replaces an unshuffled loader's
+                                      // SequentialSampler
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -76,11 +76,11 @@ void check_default_device(const PrepareOptions& options) {
 // shuffle rule; nullopt: it gives none, and the sampler draws from the global generator.
 std::optional<std::uint64_t> prepared_generator_seed(const PrepareOptions& options) {
   switch (shuffle_generator_rule(options.release)) {
-    case ShuffleGeneratorRule::UnseededSynchronised: {
+    case ShuffleGeneratorRule::UnseededSynchronised:
       // 0.14.0 - 0.23.0, 0.30.0 - 1.5.2: torch.Generator(), never seeded.
       check_default_device(options);
-      return kTorchDefaultSeed;
-    }
+      if (!mutant(Mutation::UnseededGeneratorSeededFromGlobal)) return kTorchDefaultSeed;
+      [[fallthrough]];
     case ShuffleGeneratorRule::SeededFromGlobalAtPrepare: {
       // 1.6.0 on: seeded from the global generator, so every rank that seeded torch alike shuffles alike.
       TorchGenerator global(options.process_seed);
@@ -144,7 +144,7 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
     if (!options.use_seedable_sampler && sharding) s.generator_seed = prepared_generator_seed(options);
     return s;
   }
-  if (!loader.shuffle) return s;
+  if (!loader.shuffle && !(mutant(Mutation::ShuffleRuleReachesSequential) && options.release != kNewestRelease)) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;
   if (const auto seeding = seedable_seeding(options, sharding)) {
@@ -319,6 +319,31 @@ std::pair<DataLoaderArgs, PrepareOptions> order_inputs(DataLoaderArgs loader, Pr
 bool same_pass_order(const DataLoaderArgs& a, const PrepareOptions& a_options, const DataLoaderArgs& b,
                      const PrepareOptions& b_options) {
   return order_inputs(a, a_options) == order_inputs(b, b_options);
+}
+
+ShuffleSeeding shuffle_seeding(const DataLoaderArgs& loader, const PrepareOptions& job_options) {
+  if (!loader.shuffle || loader.dataset_kind != DatasetKind::Map) return {};
+  PrepareOptions options = loader_options(job_options);
+  options.process_index = 0;
+  SamplerOptions s;
+  try {
+    s = sampler_for(loader, options, resolve_dispatch_batches(loader, options));
+  } catch (const AccelerateError&) {
+    return {};  // prepare raises (1.5.0 - 1.5.1 on torch 1.13): no order at all
+  }
+  if (s.kind == SamplerKind::SeedableRandom) {
+    const bool own_seed = s.seeding == SeedableSeeding::FrozenEpoch || options.data_seed.has_value() ||
+                          (loader.generator_seed && !seedable_sampler_ignores_user_generator(options.release));
+    return {own_seed, false, false};
+  }
+  if (s.kind != SamplerKind::Random) return {};
+  if (loader.generator_seed) return {};  // the user's generator, seeded alike on every rank
+  if (s.generator_seed) {
+    // prepare gave it a generator: never seeded (fixed), or seeded from the global generator at prepare.
+    if (shuffle_generator_rule(options.release) == ShuffleGeneratorRule::UnseededSynchronised) return {};
+    return {false, options.synchronize_generator, true};
+  }
+  return {false, false, true};  // a fresh seed from the global generator every pass
 }
 
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options) {

@@ -170,8 +170,9 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
 bool ranks_shuffle_differently(const trace::LoaderCase& c) {
   if (!c.loader.shuffle || c.prepare.num_processes == 1 || resolve_dispatch_batches(c.loader, c.prepare)) return false;
   const bool seeds_differ = !c.torch_manual_seed || c.seed_per_rank;
-  if (c.prepare.use_seedable_sampler) return !c.prepare.data_seed && seeds_differ;
-  return !c.loader.generator_seed && !c.prepare.synchronize_generator && seeds_differ;
+  // The release's rules say what seeds the order (core/prepare_data_loader.hpp shuffle_seeding).
+  const ShuffleSeeding seeding = shuffle_seeding(c.loader, c.prepare);
+  return !seeding.fixed && !seeding.synchronised && seeds_differ;
 }
 
 bool reports_error_rank(const trace::LoaderCase& config) {
