@@ -107,5 +107,9 @@ ACCEL_MUTANT(WorkerStrideIgnored_Workers, WorkerStrideIgnored, worker_passes_are
 ACCEL_MUTANT(HfShardPathIgnored_HfDatasets, HfShardPathIgnored, hf_shard_path_reads_every_example_once)
 ACCEL_MUTANT(TrainerSkipIgnoresAccumulation_Trainer, TrainerSkipIgnoresAccumulation, trainer_same_shape_resume_is_exact)
 ACCEL_MUTANT(EvalLossMeanOfSamples_TrainerEval, EvalLossMeanOfSamples, trainer_eval_loss_weights_padded_batches)
+ACCEL_MUTANT(UnseededGeneratorSeededFromGlobal_Releases, UnseededGeneratorSeededFromGlobal,
+             unseeded_releases_ignore_set_seed)
+ACCEL_MUTANT(ShuffleRuleReachesSequential_Releases, ShuffleRuleReachesSequential,
+             every_release_gives_an_unshuffled_loader_the_same_batches)
 
 }  // namespace accel::props
