@@ -355,8 +355,10 @@ namespace {
 
 // No seed reaches the shuffle: torch seeds every process from the OS.
 bool unseeded_shuffle(const trace::LoaderCase& c) {
-  return c.loader.shuffle && !c.torch_manual_seed && !(c.prepare.use_seedable_sampler && c.prepare.data_seed) &&
-         !c.loader.generator_seed;
+  if (!c.loader.shuffle || c.torch_manual_seed || c.loader.generator_seed) return false;
+  if (c.loader.dataset_kind != DatasetKind::Map) return !(c.prepare.use_seedable_sampler && c.prepare.data_seed);
+  // The release's rules: an unseeded torch.Generator() (0.14 - 0.23, 0.30 - 1.5.2) orders alike every run.
+  return !shuffle_seeding(c.loader, c.prepare).fixed;
 }
 
 // A seeded shuffle whose order comes from the global generator's position at prepare (Accelerate seeds the
@@ -364,7 +366,7 @@ bool unseeded_shuffle(const trace::LoaderCase& c) {
 // draws between set_seed and prepare moves the ids. A SeedableRandomSampler and a user generator do not.
 bool ids_follow_global_generator(const trace::LoaderCase& c) {
   return c.loader.shuffle && c.loader.dataset_kind == DatasetKind::Map && c.torch_manual_seed &&
-         !c.prepare.use_seedable_sampler && !c.loader.generator_seed;
+         shuffle_seeding(c.loader, c.prepare).global_draws;
 }
 
 // The DDP training loop over a scenario's ranks (sim/ddp_training.hpp, what `accel-sim launch` runs for real),
@@ -1003,7 +1005,7 @@ void add_pass_warnings(WhatIfReport& report) {
 WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   WhatIfReport report;
   report.api = c.api == "accelerator" ? "accelerator" : "prepare_data_loader";
-  report.accelerate_version = kAccelerateVersion;
+  report.accelerate_version = c.prepare.release.name();
   report.launch = options.launch;
   report.unseeded_shuffle = unseeded_shuffle(c);
   report.mesh = analyze_mesh(c);
@@ -1036,6 +1038,12 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     report.order = std::string("RandomSampler") +
                    (c.prepare.synchronize_generator ? " (generator synchronised" : " (not synchronised") +
                    (c.loader.generator_seed || c.torch_manual_seed ? ")" : ", no seed: differs every run)");
+  }
+  if (c.loader.shuffle && c.loader.dataset_kind == DatasetKind::Map && c.prepare.release != kNewestRelease &&
+      !c.prepare.use_seedable_sampler) {
+    // Another release: its rule for the shuffle's generator (core/accelerate_release.hpp) names the order.
+    report.order = std::string("RandomSampler, by Accelerate ") + c.prepare.release.name() + "'s rule: " +
+                   shuffle_generator_rule_name(shuffle_generator_rule(c.prepare.release));
   }
 
   if (draws_randperm(c.loader)) report.randperm_loop = inside_out(c.loader, c.prepare) ? "inside-out" : "forward";

@@ -110,6 +110,8 @@ constexpr std::array kTopics = {
     Topic{"exit-codes", "what each exit code means", Shows::Text, kExitCodes, "docs/reference.md"},
     Topic{"trace", "print a config's trace (golden schema JSON)", Shows::Command, "trace", "docs/reference.md"},
     Topic{"diff", "compare two trace files", Shows::Command, "diff", "docs/reference.md"},
+    Topic{"upgrade", "what changes per rank between two Accelerate releases (--accelerate-version for one)",
+          Shows::Command, "upgrade", "docs/releases.md"},
     Topic{"compare", "record a config with the real Accelerate and diff it with the simulator", Shows::Command,
           "compare", "docs/real-accelerate.md"},
     Topic{"run", "one real rank over Gloo/NCCL (under torchrun or launch)", Shows::Command, "run",

@@ -5,6 +5,7 @@
 #include "cli/integer_flag.hpp"
 #include "cli/seed_text.hpp"
 #include "cli/text_flag.hpp"
+#include "core/accelerate_release.hpp"
 #include "core/device_mesh.hpp"
 #include "core/hf_iterable_dataset.hpp"
 #include "core/torch_rng_state.hpp"
@@ -79,6 +80,12 @@ void LoaderFlags::add_to(CLI::App& app) {
   add_integer(app, "--skip-batches", skip_batches, "skip_first_batches(k) on the first pass (a resume)")
       ->group(kPasses);
   add_integer(app, "--epochs", epochs, "passes over the loader")->capture_default_str()->group(kPasses);
+  app.add_option("--accelerate-version,--accelerate_version", accelerate_version,
+                 std::string("the Accelerate release to simulate: ") + kAccelerateReleasesModelled + " (default " +
+                     kAccelerateVersion + "; golden/releases.md)")
+      ->type_name("X.Y.Z")
+      ->check(non_empty("a release X.Y.Z"))
+      ->group(kPrepared);
   app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
       ->check(CLI::IsMember({"2.6", "1.13"}))
       ->capture_default_str()
@@ -434,6 +441,29 @@ Json LoaderFlags::config() const {
     c["distributed_type"] = distributed_type;
   }
   if (draws_before_prepare) c["global_rng_draws"] = *draws_before_prepare;
+  if (!accelerate_version.empty()) {
+    try {
+      (void)modelled_release(accelerate_version);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(std::string("--accelerate-version: ") + e.what());
+    }
+    c["accelerate_version"] = accelerate_version;
+    // An option left at its default is not passed to a release that lacks it (passing it raises TypeError there,
+    // which the simulation reproduces when the flag is given).
+    if (const auto release = parse_accelerate_release(accelerate_version)) {
+      if (skip_batches && !has_skip_first_batches(*release)) {
+        throw ConfigError("--skip-batches: Accelerate " + release->name() +
+                          " has no skip_first_batches (it arrives in 0.16.0)");
+      }
+      Json& options = accelerator ? c["accelerator"] : c;
+      for (const char* key : {"use_seedable_sampler", "data_seed", "use_stateful_dataloader"}) {
+        const auto since = keyword_since(key);
+        if (since && *release < *since && options.contains(key) && (options[key] == false || options[key].is_null())) {
+          options.erase(key);
+        }
+      }
+    }
+  }
   return c;
 }
 

@@ -68,6 +68,7 @@ struct LoaderFlags {
   std::string parallelism;
   std::string device_mesh;       // --device-mesh name=size,...: a user's own DeviceMesh, outermost first
   std::string distributed_type;  // --distributed-type DEEPSPEED: prepare_data_loader's DeepSpeed branch
+  std::string accelerate_version;  // --accelerate-version X.Y.Z: config.accelerate_version (empty: the newest)
 
   void add_to(CLI::App& app);
 

@@ -22,6 +22,7 @@
 #include "analysis/findings.hpp"
 #include "analysis/requirements.hpp"
 #include "analysis/training_summary.hpp"
+#include "analysis/release_upgrade.hpp"
 #include "analysis/what_if.hpp"
 #include "cli/cli_main.hpp"
 #include "cli/compare_reference.hpp"
@@ -37,6 +38,7 @@
 #include "cli/text_flag.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
+#include "core/accelerate_release.hpp"
 #include "core/error.hpp"
 #include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
@@ -47,6 +49,7 @@
 #include "reports/trainer_render.hpp"
 #include "reports/terminal_report.hpp"
 #include "reports/training_render.hpp"
+#include "reports/upgrade_render.hpp"
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
 #include "analysis/recorded_judgement.hpp"
@@ -327,6 +330,18 @@ void check_loader(const Json& config, std::vector<std::string> names, const acce
   }
 }
 
+// A loader case is simulated on the torch its recording ran on (reference.torch) when its config does not name
+// one: Accelerate 1.5.0 - 1.5.1 fail on torch < 2.3 (golden/cases-releases/1.5.0, recorded on torch 1.13), and the
+// configs of golden/cases-releases name the release, not the torch.
+Json config_on_recorded_torch(const Json& trace) {
+  Json config = trace["config"];
+  if (!config.is_object() || config.contains("torch_version") || !config.contains("accelerate_version")) return config;
+  const auto ref = trace.find("reference");
+  if (ref == trace.end() || !ref->is_object() || !ref->contains("torch") || !(*ref)["torch"].is_string()) return config;
+  if ((*ref)["torch"].get<std::string>().rfind("1.13", 0) == 0) config["torch_version"] = "1.13";
+  return config;
+}
+
 // Diffs every trace file in a directory against the simulator.
 int run_check_golden(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -351,7 +366,8 @@ int run_check_golden(const std::string& dir) {
       throw accel::trace::ConfigError(f.string() + ": not a trace (no `config` object)");
     }
     const std::string case_name = expected.contains("case") && expected["case"].is_string() ? expected["case"].get<std::string>() : "";
-    Json actual = simulated_trace(case_name, expected["config"]);
+    Json actual = simulated_trace(case_name, config_on_recorded_torch(expected));
+    actual["config"] = expected["config"];
     if (expected.contains("family")) actual["family"] = expected["family"];
     if (const auto d = accel::trace::first_divergence(expected, actual)) {
       ++differed;
@@ -362,6 +378,78 @@ int run_check_golden(const std::string& dir) {
   }
   std::cout << matched << " matched, " << differed << " differed\n";
   return differed == 0 ? 0 : kExitDiffer;
+}
+
+Json config_from(const std::string& path, const LoaderFlags& flags);
+
+// "X.Y.Z" as a modelled release, or bad input naming the flag and the modelled range.
+std::string modelled_version(const std::string& text, const std::string& flag) {
+  try {
+    return accel::modelled_release(text).name();
+  } catch (const std::invalid_argument& e) {
+    throw accel::trace::ConfigError(flag + ": " + e.what());
+  }
+}
+
+// accel-sim upgrade --from X --to Y [loader flags]: the configuration under both releases, and what changes per rank.
+int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flags, const std::string& config_path) {
+  if (!flags.accelerate_version.empty()) {
+    throw accel::trace::ConfigError("--accelerate-version: not with upgrade (--from X --to Y name the two releases)");
+  }
+  const auto loader_case = [&](const std::string& version) {
+    flags.accelerate_version = modelled_version(version, version == from ? "--from" : "--to");
+    Json config = config_from(config_path, flags);
+    if (!config_path.empty()) config["accelerate_version"] = flags.accelerate_version;
+    const auto parsed = accel::trace::parse_config(config);
+    const auto* c = std::get_if<accel::trace::LoaderCase>(&parsed);
+    if (!c) throw accel::trace::ConfigError("upgrade: the config must describe a data loader (prepare_data_loader)");
+    return *c;
+  };
+  const accel::trace::LoaderCase before = loader_case(from);
+  const accel::trace::LoaderCase after = loader_case(to);
+  const auto report = accel::analysis::upgrade_report(before, after);
+  std::string job = (before.api == "accelerator" ? "Accelerator.prepare, " : "prepare_data_loader, ") +
+                    std::to_string(before.prepare.num_processes) + (before.prepare.num_processes == 1 ? " rank, " : " ranks, ") +
+                    std::to_string(before.loader.dataset_len) + " samples (" +
+                    (before.loader.dataset_kind == accel::DatasetKind::Map ? "map-style" : "iterable") +
+                    (before.loader.shuffle ? ", shuffled" : "") + "), batch_size " +
+                    std::to_string(before.loader.batch_size) + ", " + std::to_string(before.epochs) +
+                    (before.epochs == 1 ? " epoch" : " epochs");
+  accel::reports::render_upgrade(std::cout, report, job);
+  return 0;
+}
+
+// check --accelerate-versions X,Y --require LIST: the gate judged under each release, its results labelled by it. A
+// release that rejects the configuration fails every requirement with its error.
+int run_check_releases(const std::string& versions, const std::string& config_path, LoaderFlags flags,
+                       const std::string& requirements, const accel::cli::ResumeFlags& resume_flags,
+                       std::int64_t grad_accum, const accel::cli::EvalFlags& eval, const CheckOutput& output,
+                       const std::string& command_line) {
+  if (!flags.accelerate_version.empty()) {
+    throw accel::trace::ConfigError("--accelerate-version: not with --accelerate-versions (give the list alone)");
+  }
+  accel::analysis::CheckReport all;
+  for (const std::string& text : accel::cli::split_list(versions, "--accelerate-versions")) {
+    const std::string version = modelled_version(text, "--accelerate-versions");
+    flags.accelerate_version = version;
+    Json config = config_from(config_path, flags);
+    if (!config_path.empty()) config["accelerate_version"] = version;
+    const std::string label = "Accelerate " + version;
+    try {
+      const auto resumed = resolve_loop_options(config, resume_flags, grad_accum, eval, requirements);
+      for (auto outcome : judge(config, requirements, resumed, eval).outcomes) {
+        outcome.pass = label + ", " + outcome.pass;
+        all.outcomes.push_back(std::move(outcome));
+      }
+    } catch (const accel::AccelerateError& e) {
+      const std::string evidence = label + " rejects this configuration (" + std::string(accel::python_name(e.type())) +
+                                   " in " + e.where() + "): " + e.message();
+      for (const std::string& name : accel::cli::split_list(requirements, "--require")) {
+        all.outcomes.push_back({name, label, false, evidence});
+      }
+    }
+  }
+  return print_check(all, output, command_line);
 }
 
 // A flag that would be silently ignored next to `flag` (check --golden DIR --require ..., trace --config FILE
@@ -647,6 +735,10 @@ struct CommandLine {
   accel::cli::TrainingFlags check_training;
   accel::cli::EvalFlags check_eval;
   accel::cli::TrainerFlags check_trainer;
+  std::string check_releases;
+  CLI::App* upgrade_cmd = nullptr;
+  std::string upgrade_from, upgrade_to, upgrade_config;
+  LoaderFlags upgrade_flags;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
   std::string compare_config_path;
@@ -710,6 +802,9 @@ struct CommandLine {
     check_cmd =
         app.add_subcommand("check", "CI gate: exit 0 when every requirement holds, 1 when one fails, 2 on bad input");
     if (wanted("check")) add_check_flags();
+    upgrade_cmd = app.add_subcommand(
+        "upgrade", "the configuration under two Accelerate releases (--from X --to Y): what changes on every rank");
+    if (wanted("upgrade")) add_upgrade_flags();
     compare_cmd = app.add_subcommand(
         "compare", "record the loader flags' config with the real Accelerate (golden/record), simulate it, diff");
     if (wanted("compare")) add_compare_flags();
@@ -756,6 +851,12 @@ struct CommandLine {
         ->add_option("--recorded", recorded_dir,
                      "judge a real job's recording (DIR/rank-<r>.json from accel_sim.record) with --require")
         ->check(accel::cli::non_empty("a DIR"));
+    check_cmd
+        ->add_option("--accelerate-versions,--accelerate_versions", check_releases,
+                     std::string("judge the requirements under each of these Accelerate releases (comma-separated, ") +
+                         accel::kAccelerateReleasesModelled + "); each result names its release")
+        ->type_name("X.Y.Z,...")
+        ->check(accel::cli::non_empty("a comma-separated list of releases"));
     check_cmd->add_flag("--json", check_output.json, "print the results as JSON (one object per requirement per pass)");
     check_cmd
         ->add_option("--junit", check_output.junit_path,
@@ -768,6 +869,16 @@ struct CommandLine {
     check_training.add_to(*check_cmd);
     check_eval.add_to(*check_cmd, /*with_switch=*/true);
     check_trainer.add_to(*check_cmd);
+  }
+  void add_upgrade_flags() {
+    const std::string range = std::string(" (") + accel::kAccelerateReleasesModelled + ")";
+    upgrade_cmd->add_option("--from", upgrade_from, "the release the job runs today" + range)
+        ->type_name("X.Y.Z")
+        ->required();
+    upgrade_cmd->add_option("--to", upgrade_to, "the release to upgrade to" + range)->type_name("X.Y.Z")->required();
+    upgrade_cmd->add_option("--config", upgrade_config, "JSON file with a `config` object instead of the flags")
+        ->check(accel::cli::non_empty("a FILE, or - for stdin"));
+    upgrade_flags.add_to(*upgrade_cmd);
   }
   void add_compare_flags() {
     compare_cmd->add_flag("--reference", compare_reference,
@@ -846,6 +957,12 @@ int run_cli(int argc, char** argv) {
     if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
     if (*cl.check_cmd) apply_launch_setup(cl.check_flags, &cl.check_training, *cl.check_cmd);
     if (*cl.compare_cmd) apply_launch_setup(cl.compare_flags, nullptr, *cl.compare_cmd);
+    if (*cl.upgrade_cmd) apply_launch_setup(cl.upgrade_flags, nullptr, *cl.upgrade_cmd);
+    if (*cl.upgrade_cmd) {
+      if (!cl.upgrade_config.empty())
+        refuse_alongside(*cl.upgrade_cmd, "--config", "the file's config is simulated as it is", {"--from", "--to"});
+      return run_upgrade(cl.upgrade_from, cl.upgrade_to, cl.upgrade_flags, cl.upgrade_config);
+    }
     if (*cl.run_cmd) apply_launch_setup(cl.run_loader, nullptr, *cl.run_cmd);
     if (*cl.launch_cmd) apply_launch_setup(cl.launch_loader, nullptr, *cl.launch_cmd);
     if (*cl.trace_cmd) {
@@ -901,6 +1018,14 @@ int run_cli(int argc, char** argv) {
                           "--resume-at-step", "--resume-with", "--loop-set-epoch", "--resume-ranks",
                           "--resume-batch-size", "--resume-skip"});
       if (cl.requirements.empty()) throw accel::trace::ConfigError("check: give --require LIST or --golden DIR");
+      if (!cl.check_releases.empty()) {
+        if (cl.check_flags.api == "trainer") {
+          throw accel::trace::ConfigError("--accelerate-versions: not with --api trainer (Trainer runs Accelerate 1.15.0)");
+        }
+        return run_check_releases(cl.check_releases, cl.check_config, cl.check_flags, cl.requirements, cl.check_resume,
+                                  cl.check_training.grad_accum, cl.check_eval, cl.check_output,
+                                  cl.report_options.command_line);
+      }
       if (cl.check_flags.api == "trainer") {
         if (!cl.check_config.empty()) throw accel::trace::ConfigError("--config: not with --api trainer (the file says its api)");
         const Json config = cl.check_trainer.config(cl.check_flags, cl.check_training, cl.check_resume, *cl.check_cmd,
@@ -927,6 +1052,11 @@ int run_cli(int argc, char** argv) {
     }
     if (*cl.compare_cmd) {
       if (!cl.compare_reference) throw accel::trace::ConfigError("compare: give --reference (the real Accelerate)");
+      if (!cl.compare_flags.accelerate_version.empty() && cl.compare_flags.accelerate_version != accel::kAccelerateVersion) {
+        throw accel::trace::ConfigError(std::string("--accelerate-version: compare --reference records with the reference "
+                                                    "environment's Accelerate ") + accel::kAccelerateVersion +
+                                        "; other releases are recorded by golden/record-releases (golden/releases.md)");
+      }
       accel::cli::CompareRequest request;
       if (!cl.compare_config_path.empty()) {
         refuse_alongside(*cl.compare_cmd, "--config", "the file's config is recorded as it is",

@@ -136,6 +136,8 @@ DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_b
   skipped.initial_iterator_ = false;
   skipped.persistent_generator_.reset();  // its DataLoader starts workers of its own
   skipped.persistent_iterator_ = false;
+  // Before 1.15.0 the new loader starts its own iteration counter at 0 (skip_keeps_iteration, #4071).
+  if (!skip_keeps_iteration(options_.release)) skipped.iteration_ = 0;
   if (options_.iterable) {
     skipped.skip_dispatched_ = num_batches;
   } else {
@@ -164,7 +166,12 @@ Attribute<std::int64_t> DataLoaderDispatcher::len() const {
 
 Attribute<std::int64_t> DataLoaderDispatcher::total_batch_size() const {
   // The property reads dataset.batch_size, which a plain dataset lacks; DataLoaderAdapter's
-  // attribute fallback then reports it as missing on the DataLoader.
+  // attribute fallback then reports it as missing on the DataLoader (0.34.0 on; before, the dataset's own error).
+  if (!loaders_are_adapters(options_.release)) {
+    return AttributeFailure{PyErrorType::AttributeError,
+                            std::string("'") + (options_.iterable ? kRecorderIterableDatasetClass : kRecorderMapDatasetClass) +
+                                "' object has no attribute 'batch_size'"};
+  }
   return AttributeFailure{PyErrorType::AttributeError, std::string("'") +
                                                            (options_.stateful ? "StatefulDataLoader" : "DataLoader") +
                                                            "' object has no attribute 'total_batch_size'"};
@@ -182,6 +189,11 @@ std::optional<std::int64_t> DataLoaderDispatcher::sampler_epoch() const {
 }
 
 void DataLoaderDispatcher::set_epoch(std::int64_t epoch) {
+  if (!has_iteration()) {
+    // Before 0.24.0 the loaders have no set_epoch (has_loader_set_epoch).
+    throw AccelerateError(PyErrorType::AttributeError, "iterate",
+                          "'DataLoaderDispatcher' object has no attribute 'set_epoch'");
+  }
   iteration_ = epoch;
   if (!options_.iterable && !sampler_behind_skip_ && shared_->sampler.has_set_epoch())
     shared_->sampler.set_epoch(epoch);
@@ -235,7 +247,7 @@ DispatchPass DataLoaderDispatcher::iterate(Communicator& comm) {
   const std::int64_t R = options_.num_processes;
   const std::int64_t r = options_.process_index;
   std::int64_t remainder = -1;  // begin(): total_batch_size raises, so it stays -1 until the end
-  set_epoch(iteration_);
+  if (has_iteration()) set_epoch(iteration_);  // __iter__'s set_epoch(iteration): 0.24.0 on
   // Persistent workers keep one iterator, reset (no _base_seed draw) for every pass after the first.
   const bool persistent =
       options_.workers.active() && options_.workers.persistent_workers && std::exchange(persistent_iterator_, true);

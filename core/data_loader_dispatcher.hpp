@@ -17,6 +17,7 @@
 #include "attribute.hpp"
 #include "batch.hpp"
 #include "communicator.hpp"
+#include "accelerate_release.hpp"
 #include "data_loader_workers.hpp"
 #include "device_mesh.hpp"
 #include "error.hpp"
@@ -49,6 +50,7 @@ struct DispatcherOptions {
   std::optional<HfIterableDataset> hf_dataset;
   // Map-style: the dataset maps the sampler's index to an example (a shuffled datasets.Dataset).
   std::shared_ptr<const std::vector<std::int64_t>> index_map;
+  AccelerateRelease release = kNewestRelease;
 };
 
 struct DispatchPass {
@@ -72,6 +74,8 @@ class DataLoaderDispatcher {
   Attribute<std::int64_t> total_batch_size() const;
   Attribute<std::int64_t> total_dataset_length() const;
   std::int64_t iteration() const noexcept { return iteration_; }
+  // The loader has an `iteration` attribute and set_epoch (has_loader_set_epoch: 0.24.0 on).
+  bool has_iteration() const noexcept { return has_loader_set_epoch(options_.release); }
   std::optional<std::int64_t> sampler_epoch() const;
   void set_epoch(std::int64_t epoch);
 

@@ -12,6 +12,7 @@ namespace {
 const AttributeFailure kNoTotalBatchSize{PyErrorType::AttributeError,
                                          "'DataLoader' object has no attribute 'total_batch_size'"};
 const AttributeFailure kHfNoLen{PyErrorType::TypeError, "object of type 'IterableDataset' has no len()"};
+const AttributeFailure kShardNoLen{PyErrorType::TypeError, "object of type 'IterableDatasetShard' has no len()"};
 
 }  // namespace
 
@@ -61,6 +62,8 @@ IterableDatasetShard DataLoaderShard::iterable_shard() const {
 DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) const {
   DataLoaderShard skipped = *this;
   skipped.skip_ = mutant(Mutation::SkipNotApplied) ? 0 : num_batches;
+  // Before 1.15.0 the new DataLoaderShard starts its own iteration counter at 0 (#4071 hands it this one's).
+  if (!skip_keeps_iteration(release())) skipped.iteration_ = 0;
   // skip_first_batches builds a plain DataLoader (no use_stateful_dataloader): it builds its own iterators.
   if (skipped.map_) skipped.map_->stateful = false;
   skipped.initial_iterator_ = false;
@@ -74,6 +77,7 @@ Attribute<std::int64_t> DataLoaderShard::len() const {
   // A skipped iterable loader drops batches while iterating; its len() still counts them. Workers change
   // nothing: torch's len() of an iterable dataset never looks at them.
   if (iterable_ && iterable_->hf_dataset) return kHfNoLen;
+  if (iterable_ && iterable_->sharded && !iterable_dataset_shard_has_len(release())) return kShardNoLen;
   if (iterable_) return iterable_shard().loader_len();
   const std::int64_t length = std::get<BatchSamplerShard>(layout()).size() - skip_.value_or(0);
   if (length < 0) return AttributeFailure{PyErrorType::ValueError, "__len__() should return >= 0"};
@@ -81,8 +85,19 @@ Attribute<std::int64_t> DataLoaderShard::len() const {
 }
 
 Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
+  const AccelerateRelease r = release();
+  const bool plain_batch_sampler = iterable_ || !map_->sharded;
+  // Before 0.19.0 the property reads batch_sampler.split_batches, which only a BatchSamplerShard has.
+  if (!total_properties_read_safely(r) && (plain_batch_sampler || skip_)) {
+    return AttributeFailure{PyErrorType::AttributeError, std::string("'") + (iterable_ || !skip_ ? "BatchSampler" : "SkipBatchSampler") +
+                                                             "' object has no attribute 'split_batches'"};
+  }
   if (iterable_) return iterable_shard().loader_batch_size();
-  // SkipBatchSampler never calls BatchSampler.__init__, so it has no batch_size to read.
+  // SkipBatchSampler never calls BatchSampler.__init__, so it has no batch_size to read; from 0.34.0 the
+  // DataLoaderAdapter's fallback reports the property itself missing.
+  if (skip_ && !loaders_are_adapters(r)) {
+    return AttributeFailure{PyErrorType::AttributeError, "'SkipBatchSampler' object has no attribute 'batch_size'"};
+  }
   if (skip_) return kNoTotalBatchSize;
   const auto& s = map_->shard;
   return s.split_batches ? map_->batch_sampler.batch_size : map_->batch_sampler.batch_size * s.num_processes;
@@ -90,6 +105,14 @@ Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
 
 Attribute<std::int64_t> DataLoaderShard::total_dataset_length() const {
   if (iterable_ && iterable_->hf_dataset) return kHfNoLen;
+  const AccelerateRelease r = release();
+  const bool shard = iterable_ && iterable_->sharded;
+  if (!total_properties_read_safely(r)) {
+    // Before 0.19.0: hasattr("total_length", self.dataset), its arguments swapped.
+    const char* cls = shard ? "IterableDatasetShard" : iterable_ ? kRecorderIterableDatasetClass : kRecorderMapDatasetClass;
+    return AttributeFailure{PyErrorType::TypeError, std::string("attribute name must be string, not '") + cls + "'"};
+  }
+  if (shard && !iterable_dataset_shard_has_len(r)) return kShardNoLen;  // len(self.dataset), before 0.24.0
   if (iterable_) return iterable_shard().size();
   return map_->sampler.dataset_len;
 }
@@ -114,9 +137,29 @@ void DataLoaderShard::set_process_generator_state(const GeneratorState& state) {
   if (sampler_) sampler_->set_process_generator_state(state);
 }
 
-void DataLoaderShard::set_epoch(std::int64_t epoch) {
+bool DataLoaderShard::has_iteration() const noexcept { return has_loader_set_epoch(release()); }
+
+bool DataLoaderShard::set_epoch_reaches_sampler() const noexcept {
+  if (!sampler_ || !sampler_->has_set_epoch()) return false;
+  // A skipped loader's SkipBatchSampler hides the sampler until 1.7.0 looks behind it (#3556).
+  if (skip_) return set_epoch_reaches_skipped_sampler(release());
+  // Several processes: the sampler sits inside the BatchSamplerShard, which has it as an attribute from 0.27.2 on
+  // (0.24.x - 0.27.1 put it on the user's BatchSampler inside, out of set_epoch's reach).
+  if (map_ && map_->sharded) return set_epoch_reaches_sharded_sampler(release());
+  return true;
+}
+
+void DataLoaderShard::apply_epoch(std::int64_t epoch) {
   if (!mutant(Mutation::SetEpochLeavesCounter)) iteration_ = epoch;
-  if (sampler_ && sampler_->has_set_epoch()) sampler_->set_epoch(epoch);
+  if (set_epoch_reaches_sampler()) sampler_->set_epoch(epoch);
+}
+
+void DataLoaderShard::set_epoch(std::int64_t epoch) {
+  if (!has_loader_set_epoch(release())) {
+    // Before 0.24.0 the loaders have no set_epoch: the script's call fails before the pass starts.
+    throw AccelerateError(PyErrorType::AttributeError, "iterate", "'DataLoaderShard' object has no attribute 'set_epoch'");
+  }
+  apply_epoch(epoch);
 }
 
 void DataLoaderShard::synchronize(Communicator& comm) {
@@ -159,21 +202,22 @@ SampleOrder DataLoaderShard::next_order(std::int64_t discarded_iterators, bool r
   }
   const std::int64_t n = iterable_->dataset_len;
   if (!dataset_) return SampleOrder::sequential(n);
-  // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch.
+  // IterableDatasetShard reseeds a generator-owning dataset (without set_epoch) with the epoch (0.24.0 on; before,
+  // the generator is only synchronised from rank 0 and its stream goes on across passes).
+  const bool reseeded = iterable_->sharded && reseeds_dataset_generator(release());
   if (!iterable_->workers.active()) {
-    if (iterable_->sharded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
+    if (reseeded) dataset_->generator.manual_seed(static_cast<std::uint64_t>(iteration_));
     return draw_dataset_order(dataset_->generator);
   }
   // Each worker iterates a copy of the dataset (and of the shard around it) made when its process starts, so
   // the main process's generator never advances; every copy is alike, so one draw stands for every worker's.
   if (!iterable_->workers.persistent_workers) {
     TorchGenerator copy = dataset_->generator;
-    if (iterable_->sharded) copy.manual_seed(static_cast<std::uint64_t>(iteration_));
+    if (reseeded) copy.manual_seed(static_cast<std::uint64_t>(iteration_));
     return draw_dataset_order(copy);
   }
   if (!persistent_dataset_) persistent_dataset_ = PersistentWorkerDataset{dataset_->generator, iteration_};
-  if (iterable_->sharded)
-    persistent_dataset_->generator.manual_seed(static_cast<std::uint64_t>(persistent_dataset_->epoch));
+  if (reseeded) persistent_dataset_->generator.manual_seed(static_cast<std::uint64_t>(persistent_dataset_->epoch));
   return draw_dataset_order(persistent_dataset_->generator);
 }
 
@@ -191,12 +235,21 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
   // without _drop_last, so a skipped loader always computes it.
   std::int64_t remainder = -1;
   const bool user_drop_last = map_ ? map_->batch_sampler.drop_last : iterable_->shard.drop_last;
-  if (skip_ || !user_drop_last) {
+  // Before 0.24.0 the remainder is computed with drop_last too (remainder_with_drop_last).
+  if (skip_ || !user_drop_last || remainder_with_drop_last(release())) {
+    // getattr(self.dataset, "total_dataset_length", len(self.dataset)): the dataset's length, not the loader's
+    // total_dataset_length property (which raises before 0.19.0 for a reason of its own).
     const auto total = total_batch_size();
-    const auto length = total_dataset_length();
+    const auto length = map_ ? Attribute<std::int64_t>(map_->sampler.dataset_len) : total_dataset_length();
     if (total.ok() && length.ok()) remainder = length.value() % total.value();
   }
-  set_epoch(iteration_);
+  if (remainder_in_gradient_state(release())) {
+    // Before 0.20.0 a failed computation leaves GradientState's previous value.
+    if (remainder == -1) remainder = *gradient_state_remainder_;
+    *gradient_state_remainder_ = remainder;
+  }
+  // __iter__ calls self.set_epoch(self.iteration) from 0.24.0 on; before, the loaders count nothing.
+  if (has_iteration()) apply_epoch(iteration_);
   // Only a loader that was load_state_dict'ed has a restored pass, and that dropped the initial iterator.
   if (!(restored == RestoredPass{})) initial_iterator_ = false;
   SampleOrder order = next_order(restored.discarded_iterators, std::exchange(initial_iterator_, false));

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "accelerate_release.hpp"
 #include "attribute.hpp"
 #include "batch.hpp"
 #include "batch_sampler_shard.hpp"
@@ -64,6 +65,7 @@ struct MapLoaderOptions {
   bool persistent_workers = false;
   // The dataset maps the sampler's index to an example (a shuffled datasets.Dataset); null: index == example.
   std::shared_ptr<const std::vector<std::int64_t>> index_map;
+  AccelerateRelease release = kNewestRelease;
 };
 
 struct IterableLoaderOptions {
@@ -78,6 +80,7 @@ struct IterableLoaderOptions {
   // The dataset is a datasets.IterableDataset (this rank's, as prepare handed it over): the loader calls its
   // set_epoch with the iteration counter and reads what it yields, per worker; len() raises, as len(dataset) does.
   std::optional<HfIterableDataset> hf_dataset;
+  AccelerateRelease release = kNewestRelease;
 };
 
 class DataLoaderShard {
@@ -94,6 +97,8 @@ class DataLoaderShard {
   Attribute<std::int64_t> total_batch_size() const;
   Attribute<std::int64_t> total_dataset_length() const;
   std::int64_t iteration() const noexcept { return iteration_; }
+  // The loader has an `iteration` attribute and set_epoch (has_loader_set_epoch: 0.24.0 on).
+  bool has_iteration() const noexcept;
   // The seedable sampler's epoch, or nullopt when the sampler has none.
   std::optional<std::int64_t> sampler_epoch() const;
 
@@ -107,6 +112,7 @@ class DataLoaderShard {
   std::optional<GeneratorState> process_generator_state() const;
   void set_process_generator_state(const GeneratorState& state);
 
+  // Raises AttributeError (where "iterate") in a release whose loaders have no set_epoch.
   void set_epoch(std::int64_t epoch);
   // Epoch orders are drawn through `memo`, shared with the other ranks' loaders (and with every loader
   // skip_first_batches derives from this one): see DrawMemo.
@@ -147,8 +153,15 @@ class DataLoaderShard {
   std::shared_ptr<Sampler> sampler_;
   std::shared_ptr<DatasetState> dataset_;
   std::shared_ptr<DrawMemo> memo_;
+  // Before 0.20.0: GradientState's remainder, which the process's loaders (this one and those skip_first_batches
+  // derives from it) share (remainder_in_gradient_state).
+  std::shared_ptr<std::int64_t> gradient_state_remainder_ = std::make_shared<std::int64_t>(-1);
   std::optional<std::int64_t> skip_;
   std::int64_t iteration_ = 0;
+  AccelerateRelease release() const noexcept { return map_ ? map_->release : iterable_->release; }
+  // What the iteration's set_epoch(iteration) (and the user's) reaches: the seedable sampler, or nothing.
+  bool set_epoch_reaches_sampler() const noexcept;
+  void apply_epoch(std::int64_t epoch);
   bool synchronize_ = false;
   bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
   std::optional<PersistentWorkerDataset> persistent_dataset_;

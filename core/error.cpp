@@ -10,6 +10,7 @@ std::string_view python_name(PyErrorType type) noexcept {
     case PyErrorType::RuntimeError: return "RuntimeError";
     case PyErrorType::ZeroDivisionError: return "ZeroDivisionError";
     case PyErrorType::IndexError: return "IndexError";
+    case PyErrorType::ImportError: return "ImportError";
   }
   return "Exception";
 }
@@ -17,7 +18,7 @@ std::string_view python_name(PyErrorType type) noexcept {
 std::optional<PyErrorType> py_error_type(std::string_view name) noexcept {
   for (PyErrorType t : {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError,
                         PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError,
-                        PyErrorType::IndexError}) {
+                        PyErrorType::IndexError, PyErrorType::ImportError}) {
     if (python_name(t) == name) return t;
   }
   return std::nullopt;

@@ -12,7 +12,7 @@
 
 namespace accel {
 
-enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError, ZeroDivisionError, IndexError };
+enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError, ZeroDivisionError, IndexError, ImportError };
 
 std::string_view python_name(PyErrorType type) noexcept;
 // The type python_name names ("ValueError" -> ValueError), for errors carried as data (a trace's error record).

@@ -32,12 +32,22 @@ GatherOutcome gather(const std::vector<Batch>& per_rank) {
 }
 
 GatherOutcome gather_for_metrics(const std::vector<Batch>& per_rank, bool end_of_dataloader, std::int64_t remainder,
-                                 bool use_gather_object, bool main_process) {
+                                 bool use_gather_object, bool main_process, AccelerateRelease release) {
   // gather_object pickles each rank's batch whole, so sizes may differ; the tensor path may not.
   GatherOutcome out = use_gather_object ? GatherOutcome{concatenate(per_rank), std::nullopt, false} : gather(per_rank);
-  if (!out.ids || !end_of_dataloader) return out;
+  if (!out.ids) return out;
+  if (!end_of_dataloader) {
+    // Before 0.22.0 the "no length" branch came first, so it logged on every step.
+    if (remainder == -1 && !logs_no_length_only_at_end(release)) out.logged_no_length = main_process;
+    return out;
+  }
   if (remainder == -1) {
     out.logged_no_length = main_process;
+    return out;
+  }
+  // Before 0.16.0 the last step is cut to [:remainder] whenever the remainder is known: 0 leaves nothing.
+  if (remainder == 0 && gather_cuts_at_zero_remainder(release)) {
+    out.ids->clear();
     return out;
   }
   const bool truncate = use_gather_object ? !mutant(Mutation::GatherObjectUntruncated)

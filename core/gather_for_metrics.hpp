@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "accelerate_release.hpp"
 #include "batch.hpp"
 
 namespace accel {
@@ -36,7 +37,8 @@ GatherOutcome gather(const std::vector<Batch>& per_rank);
 
 // accelerator.gather_for_metrics(batch, use_gather_object) on a rank whose GradientState reads
 // end_of_dataloader / remainder; main_process decides whether the log line is emitted.
+// `release`: the cut and the log line follow gather_cuts_at_zero_remainder / logs_no_length_only_at_end.
 GatherOutcome gather_for_metrics(const std::vector<Batch>& per_rank, bool end_of_dataloader, std::int64_t remainder,
-                                 bool use_gather_object, bool main_process);
+                                 bool use_gather_object, bool main_process, AccelerateRelease release = kNewestRelease);
 
 }  // namespace accel

@@ -54,6 +54,10 @@ enum class Mutation {
                                      // joining the next pass's first step
   EvalLossMeanOfSamples,             // Trainer's eval_loss is the mean over the gathered samples, not over the
                                      // gathered (padded batches') losses
+  UnseededGeneratorSeededFromGlobal,  // 0.14-0.23 / 0.30-1.5.2: prepare seeds the generator it creates from the
+                                      // global generator (1.6's rule) instead of leaving it unseeded
+  ShuffleRuleReachesSequential,       // an older release's shuffle rule also replaces an unshuffled loader's
+                                      // SequentialSampler
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

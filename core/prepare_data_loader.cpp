@@ -30,6 +30,12 @@ void check_options(const DataLoaderArgs& loader, const PrepareOptions& options, 
   if (loader.shuffle && drawn <= 0) {
     value_error("DataLoader", "num_samples should be a positive integer value, but got num_samples=" + std::to_string(drawn));
   }
+  // Options the release does not have (the trace layer raises these first, with the caller's own message).
+  if (options.use_seedable_sampler) check_keyword(options.release, KeywordSite::PrepareDataLoader, "use_seedable_sampler");
+  if (options.data_seed) check_keyword(options.release, KeywordSite::PrepareDataLoader, "data_seed");
+  if (options.use_stateful_dataloader) {
+    check_keyword(options.release, KeywordSite::PrepareDataLoader, "use_stateful_dataloader");
+  }
   if (dispatch && !options.put_on_device) {
     value_error("prepare_data_loader", "Using `dispatch_batches=True` requires `put_on_device=True`.");
   }
@@ -53,12 +59,76 @@ void check_mesh_options(const PrepareOptions& options, bool dispatch) {
   }
 }
 
+[[noreturn]] void raise_no_default_device() {
+  throw AccelerateError(PyErrorType::AttributeError, "prepare_data_loader",
+                        "module 'torch' has no attribute 'get_default_device'");
+}
+
+// 1.5.0 - 1.5.1 build the generators below with torch.get_default_device(), which torch 1.13 lacks.
+void check_default_device(const PrepareOptions& options) {
+  if (calls_get_default_device(options.release) && options.torch_version == TorchVersion::v1_13) {
+    raise_no_default_device();
+  }
+}
+
+// The seed of the generator prepare_data_loader gives a generator-less sampler (a RandomSampler, or a
+// LengthGroupedSampler through the same hasattr(sampler, "generator") branch) when sharding, by the release's
+// shuffle rule; nullopt: it gives none, and the sampler draws from the global generator.
+std::optional<std::uint64_t> prepared_generator_seed(const PrepareOptions& options) {
+  switch (shuffle_generator_rule(options.release)) {
+    case ShuffleGeneratorRule::UnseededSynchronised:
+      // 0.14.0 - 0.23.0, 0.30.0 - 1.5.2: torch.Generator(), never seeded.
+      check_default_device(options);
+      if (!mutant(Mutation::UnseededGeneratorSeededFromGlobal)) return kTorchDefaultSeed;
+      [[fallthrough]];
+    case ShuffleGeneratorRule::SeededFromGlobalAtPrepare: {
+      // 1.6.0 on: seeded from the global generator, so every rank that seeded torch alike shuffles alike.
+      TorchGenerator global(options.process_seed);
+      global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);
+      return draw_seed(global);
+    }
+    case ShuffleGeneratorRule::SeedableFrozenEpoch:    // 0.24.x: a seedable sampler instead (RandomSampler only)
+    case ShuffleGeneratorRule::SeedableAccumulating:   // 0.25.0: likewise
+    case ShuffleGeneratorRule::GlobalGeneratorPerEpoch:  // 0.26.0 - 0.29.3: no generator
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Whether the release replaces the user's RandomSampler with a SeedableRandomSampler, and how that one seeds.
+std::optional<SeedableSeeding> seedable_seeding(const PrepareOptions& options, bool sharding) {
+  if (options.use_seedable_sampler) {
+    switch (seedable_sampler_rule(options.release)) {
+      case SeedableSamplerRule::Absent:  // before 0.26.0: check_options refuses the option
+        break;
+      case SeedableSamplerRule::Accumulating:  // 0.26.0 - 0.27.1: 0.25.0's sampler
+        return SeedableSeeding::Accumulating;
+      case SeedableSamplerRule::InertOnShards:  // 0.27.2 - 0.28.0: stored on the BatchSamplerShard, not iterated
+        if (!sharding) return SeedableSeeding::InitialSeedPlusEpoch;
+        break;
+      case SeedableSamplerRule::EpochSeeded:
+        return SeedableSeeding::InitialSeedPlusEpoch;
+    }
+  }
+  switch (shuffle_generator_rule(options.release)) {
+    case ShuffleGeneratorRule::SeedableFrozenEpoch:  // 0.24.x: only when sharding
+      if (sharding) return SeedableSeeding::FrozenEpoch;
+      break;
+    case ShuffleGeneratorRule::SeedableAccumulating:  // 0.25.0: every RandomSampler
+      return SeedableSeeding::Accumulating;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
 SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& options, bool dispatch) {
   SamplerOptions s;
   s.dataset_len = loader.dataset_len;
   s.torch_version = options.torch_version;
   s.seed = options.process_seed;
   s.seed_draws = options.process_generator_draws;
+  const bool sharding = options.num_processes != 1 && !dispatch;
   if (loader.length_grouping) {
     // Not a RandomSampler, so use_seedable_sampler does not replace it and data_seed never reaches it. It has a
     // `generator` attribute (None), which prepare_data_loader fills as a RandomSampler's when the seedable sampler
@@ -71,20 +141,27 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
       s.generator_seed = loader.length_grouping->generator_seed;
       return s;
     }
-    if (!options.use_seedable_sampler && options.num_processes != 1 && !dispatch) {
-      TorchGenerator global(options.process_seed);
-      global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);
-      s.generator_seed = draw_seed(global);
-    }
+    if (!options.use_seedable_sampler && sharding) s.generator_seed = prepared_generator_seed(options);
     return s;
   }
-  if (!loader.shuffle) return s;
+  if (!loader.shuffle && !(mutant(Mutation::ShuffleRuleReachesSequential) && options.release != kNewestRelease)) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;
-  if (options.use_seedable_sampler) {
+  if (const auto seeding = seedable_seeding(options, sharding)) {
+    // 1.5.0 - 1.5.1: the SeedableRandomSampler's default generator is built with torch.get_default_device().
+    check_default_device(options);
     s.kind = SamplerKind::SeedableRandom;
-    s.initial_seed = mutant(Mutation::DataSeedIgnored) ? PythonInt{options.process_seed}
-                                                       : options.data_seed.value_or(PythonInt{options.process_seed});
+    s.seeding = *seeding;
+    if (*seeding == SeedableSeeding::FrozenEpoch) {
+      // 0.24.x: seed = epoch + generator.initial_seed() when the sampler has a generator (the user's), else epoch.
+      s.initial_seed = PythonInt{loader.generator_seed.value_or(0)};
+    } else if (loader.generator_seed && !seedable_sampler_ignores_user_generator(options.release)) {
+      // 0.25.0 - 0.27.1: a user generator's initial_seed is the sampler's seed.
+      s.initial_seed = PythonInt{*loader.generator_seed};
+    } else {
+      s.initial_seed = mutant(Mutation::DataSeedIgnored) ? PythonInt{options.process_seed}
+                                                         : options.data_seed.value_or(PythonInt{options.process_seed});
+    }
     return s;
   }
   s.kind = SamplerKind::Random;
@@ -92,14 +169,9 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
   // The dispatcher is built without the user's `generator` keyword, so its iterator draws _base_seed
   // from the global generator; a DataLoaderShard keeps it.
   s.loader_shares_generator = loader.generator_seed.has_value() && !dispatch;
-  if (!s.generator_seed && options.num_processes != 1 && !dispatch) {
-    // prepare_data_loader gives a generator-less RandomSampler one seeded from the global generator,
-    // so every rank that seeded torch alike shuffles alike. It skips this for the dispatcher, whose
-    // rank 0 then draws a fresh seed from its global generator every pass.
-    TorchGenerator global(options.process_seed);
-    global.discard(mutant(Mutation::PreparedDrawsIgnored) ? 0 : options.process_generator_draws);
-    s.generator_seed = draw_seed(global);
-  }
+  // prepare_data_loader gives a generator-less RandomSampler one by the release's rule (shuffle_generator_rule). It
+  // skips this for the dispatcher, whose rank 0 then draws a fresh seed from its global generator every pass.
+  if (!s.generator_seed && sharding) s.generator_seed = prepared_generator_seed(options);
   return s;
 }
 
@@ -202,7 +274,9 @@ SampleOrder pass_order(const DataLoaderArgs& loader, const PrepareOptions& job_o
     if (!loader.hf_map_shuffle_seed) return order;
     return order.through(hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));
   };
-  if (sampler.is_seedable()) {
+  // A seedable sampler seeded initial_seed + epoch is reached by set_epoch(pass); 0.24.x's frozen epoch and 0.25's
+  // accumulating seed depend on the passes before, which the loop below replays.
+  if (sampler.is_seedable() && sampler.options().seeding == SeedableSeeding::InitialSeedPlusEpoch) {
     sampler.set_epoch(pass);
     return examples(iterate(pass));
   }
@@ -247,6 +321,31 @@ bool same_pass_order(const DataLoaderArgs& a, const PrepareOptions& a_options, c
   return order_inputs(a, a_options) == order_inputs(b, b_options);
 }
 
+ShuffleSeeding shuffle_seeding(const DataLoaderArgs& loader, const PrepareOptions& job_options) {
+  if (!loader.shuffle || loader.dataset_kind != DatasetKind::Map) return {};
+  PrepareOptions options = loader_options(job_options);
+  options.process_index = 0;
+  SamplerOptions s;
+  try {
+    s = sampler_for(loader, options, resolve_dispatch_batches(loader, options));
+  } catch (const AccelerateError&) {
+    return {};  // prepare raises (1.5.0 - 1.5.1 on torch 1.13): no order at all
+  }
+  if (s.kind == SamplerKind::SeedableRandom) {
+    const bool own_seed = s.seeding == SeedableSeeding::FrozenEpoch || options.data_seed.has_value() ||
+                          (loader.generator_seed && !seedable_sampler_ignores_user_generator(options.release));
+    return {own_seed, false, false};
+  }
+  if (s.kind != SamplerKind::Random) return {};
+  if (loader.generator_seed) return {};  // the user's generator, seeded alike on every rank
+  if (s.generator_seed) {
+    // prepare gave it a generator: never seeded (fixed), or seeded from the global generator at prepare.
+    if (shuffle_generator_rule(options.release) == ShuffleGeneratorRule::UnseededSynchronised) return {};
+    return {false, options.synchronize_generator, true};
+  }
+  return {false, false, true};  // a fresh seed from the global generator every pass
+}
+
 bool resolve_dispatch_batches(const DataLoaderArgs& loader, const PrepareOptions& options) {
   if (options.dispatch_batches) return *options.dispatch_batches;
   return options.put_on_device && loader.dataset_kind == DatasetKind::Iterable;
@@ -279,6 +378,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;
       d.workers = loader.workers;
+      d.release = options.release;
       if (loader.hf_map_shuffle_seed) {
         d.index_map = std::make_shared<const std::vector<std::int64_t>>(
             hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));
@@ -296,6 +396,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       it.dataset_generator_seed = loader.dataset_generator_seed;
       it.torch_version = options.torch_version;
       it.workers = loader.workers;
+      it.release = options.release;
       if (loader.hf_dataset) {
         it.hf_dataset = hf_rank_dataset(loader, job_options);
         // .shard() replaces the IterableDatasetShard: the loader batches the rank's own dataset.
@@ -312,6 +413,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     map.sharded = sharded;
     map.stateful = options.use_stateful_dataloader;
     map.persistent_workers = loader.workers.active() && loader.workers.persistent_workers;
+    map.release = options.release;
     if (loader.hf_map_shuffle_seed) {
       map.index_map = std::make_shared<const std::vector<std::int64_t>>(
           hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));

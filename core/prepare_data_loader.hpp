@@ -12,6 +12,7 @@
 
 #include <variant>
 
+#include "accelerate_release.hpp"
 #include "data_loader_dispatcher.hpp"
 #include "data_loader_shard.hpp"
 #include "data_loader_workers.hpp"
@@ -89,6 +90,8 @@ struct PrepareOptions {
   std::optional<DeviceMesh> torch_device_mesh;
   // AcceleratorState's distributed_type is DEEPSPEED: the mesh is divided by tp alone.
   bool deepspeed = false;
+  // The Accelerate release whose prepare_data_loader runs (core/accelerate_release.hpp: its named rules).
+  AccelerateRelease release = kNewestRelease;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 
@@ -133,6 +136,17 @@ std::optional<std::int64_t> permutation_pass_length(const DataLoaderArgs& loader
 // one shuffle, which a caller comparing them can draw once.
 bool same_pass_order(const DataLoaderArgs& a, const PrepareOptions& a_options, const DataLoaderArgs& b,
                      const PrepareOptions& b_options);
+
+// What decides the order of a shuffled map-style loader under the release's rules (rank 0's sampler as prepare builds
+// it): `fixed`: nothing that varies between runs or ranks (a user generator, data_seed, an unseeded generator, 0.24's
+// frozen seed); else the process's torch seed, `synchronised` when rank 0's generator is broadcast every pass;
+// `global_draws`: the script's draws from the global generator before prepare (or between passes) move the ids.
+struct ShuffleSeeding {
+  bool fixed = true;
+  bool synchronised = false;
+  bool global_draws = false;
+};
+ShuffleSeeding shuffle_seeding(const DataLoaderArgs& loader, const PrepareOptions& options);
 
 // Raises AccelerateError (where = "prepare_data_loader" or "DataLoader") for rejected configs.
 PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOptions& options);

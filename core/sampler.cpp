@@ -52,10 +52,14 @@ SampleOrder Sampler::iterate() {
       return SampleOrder::of(length_grouped_indices(*g.lengths, g.batch_size, gen, options_.torch_version));
     }
     case SamplerKind::SeedableRandom: {
-      TorchGenerator gen(torch_seed_or_raise(pass_seed(), "iterate", options_.torch_version));
+      const PythonInt seed = pass_seed();
+      TorchGenerator gen(torch_seed_or_raise(seed, "iterate", options_.torch_version));
       if (mutant(Mutation::SeedFromEntropy)) gen.manual_seed(std::random_device{}());
       SampleOrder order = draw(gen);
-      ++epoch_;
+      // 0.25.0 - 0.27.1: the next pass starts from this pass's seed (the generator's initial_seed).
+      if (options_.seeding == SeedableSeeding::Accumulating) last_seed_ = seed;
+      // 0.24.x's sampler has no epoch bump of its own; the others count a complete pass.
+      if (options_.seeding != SeedableSeeding::FrozenEpoch) ++epoch_;
       return order;
     }
   }
@@ -63,7 +67,8 @@ SampleOrder Sampler::iterate() {
 }
 
 PythonInt Sampler::pass_seed() const {
-  return options_.initial_seed + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
+  const PythonInt base = last_seed_.value_or(options_.initial_seed);
+  return base + (mutant(Mutation::SeedIgnoresEpoch) ? 0 : epoch_);
 }
 
 bool Sampler::yields_permutation() const noexcept {

@@ -26,6 +26,13 @@ inline std::uint64_t draw_seed(TorchGenerator& gen) { return gen.random64() % (s
 
 enum class SamplerKind { Sequential, Random, SeedableRandom, LengthGrouped };
 
+// How a SeedableRandomSampler seeds each pass (core/accelerate_release.hpp names the releases).
+enum class SeedableSeeding {
+  InitialSeedPlusEpoch,  // 0.27.2 on: manual_seed(initial_seed + epoch), then epoch + 1 after a complete pass
+  FrozenEpoch,           // 0.24.x: a fresh generator seeded initial_seed + epoch; the epoch never advances by itself
+  Accumulating,          // 0.25.0 - 0.27.1: the previous pass's seed + epoch (s, s+1, s+3, ...), then epoch + 1
+};
+
 struct SamplerOptions {
   SamplerKind kind = SamplerKind::Sequential;
   std::int64_t dataset_len = 0;
@@ -41,6 +48,7 @@ struct SamplerOptions {
   // Python int: every pass seeds manual_seed(initial_seed + epoch), which raises once that leaves
   // torch's range.
   PythonInt initial_seed = kTorchDefaultSeed;
+  SeedableSeeding seeding = SeedableSeeding::InitialSeedPlusEpoch;
   // Random and LengthGrouped: the seed of the sampler's own generator (DataLoader(generator=...), or the one
   // prepare_data_loader gives it), kept running across epochs; nullopt: a RandomSampler draws a fresh seed
   // from the global generator every pass, a LengthGroupedSampler its randperm from the global generator itself.
@@ -117,6 +125,7 @@ class Sampler {
 
   SamplerOptions options_;
   std::int64_t epoch_ = 0;
+  std::optional<PythonInt> last_seed_;  // SeedableSeeding::Accumulating: the seed of the previous pass
   TorchGenerator generator_;         // the sampler's own generator (Random with generator_seed)
   TorchGenerator global_generator_;  // the process's default generator
   std::shared_ptr<DrawMemo> memo_;

@@ -108,5 +108,9 @@ ACCEL_MUTANT(HfShardPathIgnored_HfDatasets, HfShardPathIgnored, hf_shard_path_re
 ACCEL_MUTANT(TrainerSkipIgnoresAccumulation_Trainer, TrainerSkipIgnoresAccumulation, trainer_same_shape_resume_is_exact)
 ACCEL_MUTANT(IterablePassEndSyncs_Trainer, IterablePassEndSyncs, trainer_iterable_steps_carry_across_passes)
 ACCEL_MUTANT(EvalLossMeanOfSamples_TrainerEval, EvalLossMeanOfSamples, trainer_eval_loss_weights_padded_batches)
+ACCEL_MUTANT(UnseededGeneratorSeededFromGlobal_Releases, UnseededGeneratorSeededFromGlobal,
+             unseeded_releases_ignore_set_seed)
+ACCEL_MUTANT(ShuffleRuleReachesSequential_Releases, ShuffleRuleReachesSequential,
+             every_release_gives_an_unshuffled_loader_the_same_batches)
 
 }  // namespace accel::props

@@ -47,5 +47,7 @@ ACCEL_PROP(TrainerEval, PredictionsCoverEverySampleOnce, trainer_eval_prediction
 ACCEL_PROP(TrainerEval, LossWeightsPaddedBatches, trainer_eval_loss_weights_padded_batches)
 ACCEL_PROP(GlobalDraws, StatefulLoaderDrawsItsFirstIteratorAtPrepare,
            stateful_loader_draws_its_first_iterator_at_prepare)
+ACCEL_PROP(Releases, UnshuffledLoadersAreTheSameInEveryRelease, every_release_gives_an_unshuffled_loader_the_same_batches)
+ACCEL_PROP(Releases, UnseededReleasesIgnoreSetSeed, unseeded_releases_ignore_set_seed)
 
 }  // namespace accel::props

@@ -62,11 +62,15 @@ trace::Trace simulate_metrics(const trace::MetricsCase& config, bool every_rank)
       s.end_of_dataloader = p.end_of_dataloader[static_cast<std::size_t>(step)];
       s.remainder = p.remainder[static_cast<std::size_t>(step)];
       const GatherOutcome metric = gather_for_metrics(per_rank, s.end_of_dataloader, s.remainder,
-                                                      config.use_gather_object, r == 0);
+                                                      config.use_gather_object, r == 0, config.loader.prepare.release);
       s.gather_for_metrics = metric.ids;
       if (metric.unequal_sizes) s.gather_for_metrics_error = trace::GatherError{"UnequalSizes", *metric.unequal_sizes};
       // Accelerate's MultiProcessAdapter prefixes every line with the process index.
-      if (metric.logged_no_length) s.log.push_back("[RANK " + std::to_string(r) + "] " + kGatherNoLengthLog);
+      // (1.13.0 on: logger_prefixes_rank.)
+      if (metric.logged_no_length) {
+        const bool prefixed = logger_prefixes_rank(config.loader.prepare.release);
+        s.log.push_back((prefixed ? "[RANK " + std::to_string(r) + "] " : std::string()) + kGatherNoLengthLog);
+      }
       s.gather = plain.ids;
       if (plain.unequal_sizes) s.gather_error = trace::GatherError{"UnequalSizes", *plain.unequal_sizes};
       ranks[static_cast<std::size_t>(r)].steps.push_back(std::move(s));

@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "core/accelerate_release.hpp"
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "core/randperm.hpp"
@@ -51,6 +52,13 @@ PrepareOptions options_for_rank(const trace::LoaderCase& config, std::int64_t ra
   return options;
 }
 
+// loader.iteration, or null in a release whose loaders have none (before 0.24.0).
+template <typename Loader>
+std::optional<std::int64_t> iteration_of(const Loader& loader) {
+  if (!loader.has_iteration()) return std::nullopt;
+  return loader.iteration();
+}
+
 void run_pass(DataLoaderShard& loader, Communicator* comm, trace::PassRecord& pass) {
   std::optional<LoaderPass> started;
   try {
@@ -60,7 +68,7 @@ void run_pass(DataLoaderShard& loader, Communicator* comm, trace::PassRecord& pa
     // the loop records it and goes on, with the counters as the failed pass left them.
     if (e.where() != "iterate") throw;
     pass.error = record(e);
-    pass.iteration_after = loader.iteration();
+    pass.iteration_after = iteration_of(loader);
     pass.sampler_epoch_after = loader.sampler_epoch();
     return;
   }
@@ -72,7 +80,7 @@ void run_pass(DataLoaderShard& loader, Communicator* comm, trace::PassRecord& pa
     pass.end_of_dataloader.push_back(view.end_of_dataloader(j));
     pass.remainder.push_back(view.remainder);
   }
-  pass.iteration_after = view.iteration_after;
+  pass.iteration_after = iteration_of(loader);
   pass.sampler_epoch_after = loader.sampler_epoch();
 }
 
@@ -82,12 +90,25 @@ void run_pass(DataLoaderDispatcher& loader, Communicator* comm, trace::PassRecor
   pass.batches = std::move(d.batches);
   pass.end_of_dataloader = std::move(d.end_of_dataloader);
   pass.remainder = std::move(d.remainder);
-  pass.iteration_after = d.iteration_after;
+  pass.iteration_after = loader.has_iteration() ? std::optional<std::int64_t>(d.iteration_after) : std::nullopt;
   pass.sampler_epoch_after = d.sampler_epoch_after;
   if (d.error) pass.error = record(*d.error);
 }
 
 std::int64_t pass_count(const trace::LoaderCase& config) { return config.epochs; }
+
+// skip_first_batches in a release before 0.16.0 (has_skip_first_batches): the Accelerator has no such method, and
+// `from accelerate.data_loader import skip_first_batches` fails (the message ends with the module's file, which
+// names the recorder's environment: trace_diff compares an ImportError's message without it).
+AccelerateError missing_skip_first_batches(const trace::LoaderCase& config) {
+  if (config.api == "accelerator") {
+    return AccelerateError(PyErrorType::AttributeError, "skip_first_batches",
+                           "'Accelerator' object has no attribute 'skip_first_batches'");
+  }
+  return AccelerateError(PyErrorType::ImportError, "skip_first_batches",
+                         "cannot import name 'skip_first_batches' from 'accelerate.data_loader' "
+                         "(accelerate/data_loader.py)");
+}
 
 trace::LoaderRole role_of(const trace::LoaderCase& config, std::int64_t e) {
   return e < static_cast<std::int64_t>(config.schedule.size()) ? config.schedule[static_cast<std::size_t>(e)]
@@ -149,8 +170,9 @@ std::uint64_t process_seed(const trace::LoaderCase& config, std::int64_t rank) {
 bool ranks_shuffle_differently(const trace::LoaderCase& c) {
   if (!c.loader.shuffle || c.prepare.num_processes == 1 || resolve_dispatch_batches(c.loader, c.prepare)) return false;
   const bool seeds_differ = !c.torch_manual_seed || c.seed_per_rank;
-  if (c.prepare.use_seedable_sampler) return !c.prepare.data_seed && seeds_differ;
-  return !c.loader.generator_seed && !c.prepare.synchronize_generator && seeds_differ;
+  // The release's rules say what seeds the order (core/prepare_data_loader.hpp shuffle_seeding).
+  const ShuffleSeeding seeding = shuffle_seeding(c.loader, c.prepare);
+  return !seeding.fixed && !seeding.synchronised && seeds_differ;
 }
 
 bool reports_error_rank(const trace::LoaderCase& config) {
@@ -177,13 +199,34 @@ trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t ra
     try {
       std::visit(
           [&](auto& loader) {
+            // The script's own calls before the pass (skip_first_batches, set_epoch) fail where the release lacks
+            // them: the pass records the error and yields nothing.
+            const auto failed_call = [&](const auto& on, const AccelerateError& error) {
+              pass.error = record(error);
+              pass.iteration_after = iteration_of(on);
+              pass.sampler_epoch_after = on.sampler_epoch();
+            };
             if (pass.loader == trace::LoaderRole::Skipped) {
+              if (!has_skip_first_batches(config.prepare.release)) {
+                failed_call(loader, missing_skip_first_batches(config));
+                return;
+              }
               auto skipped = loader.skip_first_batches(config.skip_first_batches.value_or(0));
               pass.skipped_loader = attributes_of(skipped, class_of(skipped));
-              if (pass.set_epoch) skipped.set_epoch(*pass.set_epoch);
+              try {
+                if (pass.set_epoch) skipped.set_epoch(*pass.set_epoch);
+              } catch (const AccelerateError& error) {
+                failed_call(skipped, error);
+                return;
+              }
               run_pass(skipped, comm, pass);
             } else {
-              if (pass.set_epoch) loader.set_epoch(*pass.set_epoch);
+              try {
+                if (pass.set_epoch) loader.set_epoch(*pass.set_epoch);
+              } catch (const AccelerateError& error) {
+                failed_call(loader, error);
+                return;
+              }
               run_pass(loader, comm, pass);
             }
           },
@@ -214,6 +257,11 @@ trace::Trace simulate(const trace::LoaderCase& config) {
         t.body = std::vector<trace::RankRecord>{};
         return t;
       }
+    }
+    // Options the release does not have: Accelerator(...) / prepare_data_loader(...) raise TypeError.
+    for (const std::string& keyword : config.keywords) {
+      check_keyword(config.prepare.release,
+                    config.api == "accelerator" ? KeywordSite::Accelerator : KeywordSite::PrepareDataLoader, keyword);
     }
     // Configuration errors are the same on every rank: rank 0 reports them for the case.
     (void)prepare_data_loader(config.loader, options_for_rank(config, 0));

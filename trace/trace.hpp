@@ -51,6 +51,10 @@ struct LoaderCase {
   std::optional<std::vector<std::int64_t>> set_epoch;
   std::optional<std::int64_t> skip_first_batches;
   bool multiprocess = false;
+  // The loader options the config passes by name (config.accelerator's keys with api "accelerator", else
+  // prepare_data_loader's keyword arguments): a release without one raises TypeError for it
+  // (core/accelerate_release.hpp check_keyword). prepare.release is the release (config.accelerate_version).
+  std::vector<std::string> keywords;
 };
 
 // Family `bss_varying`: BatchSamplerShard over an explicit list of batches.
@@ -95,7 +99,8 @@ struct PassRecord {
   std::vector<Batch> batches;
   std::vector<bool> end_of_dataloader;
   std::vector<std::int64_t> remainder;
-  std::int64_t iteration_after = 0;
+  // null where the release's loaders have no `iteration` (before 0.24.0).
+  std::optional<std::int64_t> iteration_after = 0;
   std::optional<std::int64_t> sampler_epoch_after;
   std::optional<ErrorRecord> error;
 };

@@ -30,6 +30,19 @@ std::string compact(const Json& v) {
   return s;
 }
 
+// An ImportError's message ends with the module's file, "(/path/to/site-packages/accelerate/data_loader.py)": where
+// the recorder's environment lived, not a fact of the release; messages are compared without it.
+bool is_import_error(const Json& v) {
+  return v.contains("type") && v["type"] == "ImportError" && v.contains("message") && v["message"].is_string();
+}
+
+Json without_module_file(const Json& message) {
+  if (!message.is_string()) return message;
+  std::string m = message.get<std::string>();
+  if (const auto open = m.rfind(" ("); open != std::string::npos && !m.empty() && m.back() == ')') m.erase(open);
+  return m;
+}
+
 std::optional<Divergence> walk(const Json& e, const Json& a, const std::string& path, bool top) {
   auto differ = [&](const std::string& p, const std::string& ev, const std::string& av) {
     return Divergence{p, "", ev, av};
@@ -40,10 +53,15 @@ std::optional<Divergence> walk(const Json& e, const Json& a, const std::string& 
   }
   if (e.type() != a.type()) return differ(path, compact(e), compact(a));
   if (e.is_object()) {
+    const bool import_error = is_import_error(e) && is_import_error(a);
     for (auto it = e.begin(); it != e.end(); ++it) {
       if (top && it.key() == "reference") continue;
       const std::string child = path.empty() ? it.key() : path + "." + it.key();
       if (!a.contains(it.key())) return differ(child, compact(it.value()), "(absent)");
+      if (import_error && it.key() == "message") {
+        if (without_module_file(it.value()) == without_module_file(a[it.key()])) continue;
+        return differ(child, compact(it.value()), compact(a[it.key()]));
+      }
       if (auto d = walk(it.value(), a[it.key()], child, false)) return d;
     }
     for (auto it = a.begin(); it != a.end(); ++it) {

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include "core/accelerate_release.hpp"
 #include "core/saturating.hpp"
 #include "core/torch_rng_state.hpp"
 #include "metrics_json.hpp"
@@ -282,6 +283,36 @@ void parse_hf_map_dataset(const Fields& f, LoaderCase& lc) {
   }
 }
 
+// config.accelerate_version: the release whose rules the simulation follows (absent: the newest modelled).
+AccelerateRelease parse_release(const Fields& f) {
+  const Json* v = f.find("accelerate_version");
+  if (!v) return kNewestRelease;
+  if (!v->is_string()) fail("accelerate_version", "must be a string \"X.Y.Z\", got " + v->dump());
+  try {
+    return modelled_release(v->get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    fail("accelerate_version", e.what());
+  }
+}
+
+// What golden/releases.md does not cover for releases before the newest: refused rather than guessed.
+void refuse_unmodelled_for_release(const LoaderCase& lc) {
+  const AccelerateRelease r = lc.prepare.release;
+  if (r == kNewestRelease) return;
+  const std::string why = " with accelerate_version " + r.name() +
+                          " is not simulated: golden/releases.md models (and golden/cases-releases records) the "
+                          "other releases on plain map / iterable datasets without workers or meshes";
+  if (lc.loader.hf_dataset || lc.loader.hf_map_shuffle_seed) fail("dataset_kind", "\"hf-iterable\" / \"hf-map\"" + why);
+  if (lc.prepare.torch_device_mesh) fail("device_mesh", "a device mesh (parallelism_config)" + why);
+  if (lc.loader.workers.active()) fail("num_workers", "num_workers > 0" + why);
+  if (lc.loader.length_grouping) fail("dataset_kind", "a LengthGroupedSampler" + why);
+  // 0.34.0 - 1.12.0 adjust a stateful loader's state for prefetch (golden/releases.md 1.13.0): not modelled.
+  if (lc.prepare.use_stateful_dataloader && r >= AccelerateRelease{0, 34, 0} && r < AccelerateRelease{1, 13, 0}) {
+    fail("accelerator.use_stateful_dataloader",
+         "with accelerate_version " + r.name() + " is not simulated (1.13.0 changed the state it saves)");
+  }
+}
+
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {
   const Fields f(c, "");
   LoaderCase lc;
@@ -338,6 +369,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
       if (t == "generator") lc.prepare.synchronize_generator = true;
     }
   }
+  const AccelerateRelease release = parse_release(f);
   if (lc.api == "accelerator") {
     const std::int64_t world = lc.prepare.num_processes;
     const TorchVersion torch = lc.prepare.torch_version;
@@ -346,6 +378,18 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     lc.prepare.torch_version = torch;
     // One process without `multiprocess` runs as a plain script: no process group is started.
     lc.prepare.process_group = world > 1 || lc.multiprocess;
+  }
+  lc.prepare.release = release;
+  // The options passed by name, which a release may not have (the simulation raises its TypeError).
+  if (lc.api == "accelerator") {
+    if (const Json* obj = f.find("accelerator"); obj && obj->is_object()) {
+      for (const auto& [key, value] : obj->items()) lc.keywords.push_back(key);
+    }
+  } else {
+    for (const char* key : {"split_batches", "even_batches", "use_seedable_sampler", "data_seed", "dispatch_batches",
+                            "put_on_device", "rng_types"}) {
+      if (c.contains(key)) lc.keywords.emplace_back(key);
+    }
   }
   parse_global_draws(f, lc);
   if (const Json* m = f.find("device_mesh")) {
@@ -427,6 +471,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
            "\"accelerator\"");
     }
   }
+  refuse_unmodelled_for_release(lc);
   f.refuse_unread(read_by_caller);
   return lc;
 }
@@ -478,7 +523,7 @@ Json rank_json(const RankRecord& r) {
     e["batches"] = p.batches;
     e["end_of_dataloader"] = p.end_of_dataloader;
     e["remainder"] = p.remainder;
-    e["iteration_after"] = p.iteration_after;
+    e["iteration_after"] = optional_json(p.iteration_after);
     e["sampler_epoch_after"] = optional_json(p.sampler_epoch_after);
     e["error"] = p.error ? error_json(*p.error, true) : Json(nullptr);
     epochs.push_back(std::move(e));

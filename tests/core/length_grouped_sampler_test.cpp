@@ -171,7 +171,7 @@ TEST(LengthGroupedSampler, SamplerDrawsFromTheGlobalGeneratorEveryPass) {
   o.kind = SamplerKind::LengthGrouped;
   o.dataset_len = static_cast<std::int64_t>(c.lengths.size());
   o.seed = c.seed;
-  o.length_grouping = LengthGrouping{c.batch_size, std::make_shared<const std::vector<std::int64_t>>(c.lengths)};
+  o.length_grouping = LengthGrouping{c.batch_size, std::make_shared<const std::vector<std::int64_t>>(c.lengths), std::nullopt};
   Sampler sampler(o);
   EXPECT_FALSE(sampler.has_set_epoch());
   EXPECT_FALSE(sampler.has_synchronized_generator());

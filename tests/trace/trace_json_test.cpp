@@ -54,7 +54,7 @@ TEST(TraceJson, UnknownKeysAreRefusedWithTheNearestKnownOne) {
   EXPECT_NE(error_for(metrics).find("did you mean `break_after`?"), std::string::npos) << error_for(metrics);
   // Nothing near: the message lists what is read instead.
   EXPECT_NE(error_for(R"({"dataset_len":10,"num_processes":2,"zzzzzzzzzz":1})")
-                .find("the fields read here are api, batch_size"),
+                .find("the fields read here are accelerate_version, api, batch_size"),
             std::string::npos);
 }
 

@@ -1,0 +1,242 @@
+#include "release_upgrade.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "core/accelerate_release.hpp"
+#include "sim/rank_ranges.hpp"
+#include "sim/simulator.hpp"
+
+namespace accel::analysis {
+namespace {
+
+using RankEpoch = std::pair<std::int64_t, std::int64_t>;
+
+std::string error_text(const std::optional<trace::ErrorRecord>& e) {
+  if (!e) return "no error";
+  return e->type + " in " + e->where + ": " + e->message;
+}
+
+bool same_error(const std::optional<trace::ErrorRecord>& a, const std::optional<trace::ErrorRecord>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
+  return a->type == b->type && a->where == b->where && a->message == b->message;
+}
+
+std::string optional_text(const std::optional<std::int64_t>& v, const char* none) {
+  return v ? std::to_string(*v) : std::string(none);
+}
+
+std::vector<SampleId> ids_of(const trace::PassRecord& p) {
+  std::vector<SampleId> out;
+  for (const Batch& b : p.batches) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+std::string first_ids(const std::vector<SampleId>& ids) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(ids.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
+  if (ids.size() > shown) out += ", ...";
+  return ids.empty() ? std::string("(nothing)") : out;
+}
+
+// What one rank's pass changes, as rank-independent phrases.
+std::vector<std::string> pass_changes(const trace::PassRecord& a, const trace::PassRecord& b) {
+  std::vector<std::string> out;
+  if (!same_error(a.error, b.error)) out.push_back("error: " + error_text(a.error) + " -> " + error_text(b.error));
+  if (a.batches.size() != b.batches.size()) {
+    out.push_back("steps " + std::to_string(a.batches.size()) + " -> " + std::to_string(b.batches.size()));
+  }
+  const auto ia = ids_of(a);
+  const auto ib = ids_of(b);
+  if (ia != ib) {
+    auto sa = ia, sb = ib;
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    if (sa == sb) {
+      out.push_back("order changes (the same samples)");
+    } else {
+      std::vector<SampleId> only_a, only_b;
+      std::set_difference(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(only_a));
+      std::set_difference(sb.begin(), sb.end(), sa.begin(), sa.end(), std::back_inserter(only_b));
+      out.push_back("order changes, and with it the rank's samples (" + std::to_string(only_a.size()) + " of " +
+                    std::to_string(ia.size()) + " ids only before, " + std::to_string(only_b.size()) + " only after)");
+    }
+  }
+  if (a.iteration_after != b.iteration_after) {
+    out.push_back("loader.iteration after the pass " + optional_text(a.iteration_after, "none (no attribute)") + " -> " +
+                  optional_text(b.iteration_after, "none (no attribute)"));
+  }
+  if (a.sampler_epoch_after != b.sampler_epoch_after) {
+    out.push_back("the sampler's epoch after the pass " + optional_text(a.sampler_epoch_after, "none (not seedable)") +
+                  " -> " + optional_text(b.sampler_epoch_after, "none (not seedable)"));
+  }
+  return out;
+}
+
+struct EpochFigures {
+  std::int64_t duplicated = 0;  // samples yielded more than once across the ranks
+  std::int64_t dropped = 0;     // samples of the dataset no rank yielded
+  std::string lockstep;         // "every rank takes N steps" or who waits where
+};
+
+EpochFigures epoch_figures(const std::vector<trace::RankRecord>& ranks, std::int64_t epoch, std::int64_t dataset_len) {
+  EpochFigures f;
+  std::map<SampleId, std::int64_t> seen;
+  std::vector<std::int64_t> steps;
+  for (const trace::RankRecord& r : ranks) {
+    if (epoch >= static_cast<std::int64_t>(r.epochs.size())) {
+      steps.push_back(0);
+      continue;
+    }
+    const trace::PassRecord& p = r.epochs[static_cast<std::size_t>(epoch)];
+    steps.push_back(static_cast<std::int64_t>(p.batches.size()));
+    for (const Batch& b : p.batches)
+      for (SampleId id : b) ++seen[id];
+  }
+  for (const auto& [id, count] : seen) f.duplicated += count > 1 ? 1 : 0;
+  for (SampleId id = 0; id < dataset_len; ++id) f.dropped += seen.count(id) ? 0 : 1;
+  const auto [lo, hi] = std::minmax_element(steps.begin(), steps.end());
+  if (steps.empty() || *lo == *hi) {
+    f.lockstep = "in lock-step";
+  } else {
+    std::vector<std::int64_t> waiting;
+    for (std::size_t r = 0; r < steps.size(); ++r)
+      if (steps[r] > *lo) waiting.push_back(static_cast<std::int64_t>(r));
+    f.lockstep = "ranks " + sim::rank_ranges(waiting) + " wait forever at step " + std::to_string(*lo) +
+                 " in a per-step collective";
+  }
+  return f;
+}
+
+// "ranks 0-1, epochs 0-1" when the pairs are every rank of a set with every epoch of a set; else each rank's epochs.
+std::string where_of(const std::vector<RankEpoch>& pairs) {
+  std::set<std::int64_t> ranks, epochs;
+  for (const auto& [r, e] : pairs) {
+    ranks.insert(r);
+    epochs.insert(e);
+  }
+  const auto text = [](const char* one, const char* many, const std::set<std::int64_t>& s) {
+    return std::string(s.size() == 1 ? one : many) + " " + sim::rank_ranges({s.begin(), s.end()});
+  };
+  if (pairs.size() == ranks.size() * epochs.size()) return text("rank", "ranks", ranks) + ", " + text("epoch", "epochs", epochs);
+  std::map<std::int64_t, std::set<std::int64_t>> by_rank;
+  for (const auto& [r, e] : pairs) by_rank[r].insert(e);
+  std::string out;
+  for (const auto& [r, es] : by_rank) out += (out.empty() ? "" : "; ") + ("rank " + std::to_string(r) + ", ") + text("epoch", "epochs", es);
+  return out;
+}
+
+void add_rules(const trace::LoaderCase& from, const trace::LoaderCase& to, UpgradeReport& out) {
+  const AccelerateRelease a = from.prepare.release, b = to.prepare.release;
+  const auto rule = [&](const std::string& what, const std::string& before, const std::string& after) {
+    if (before != after) out.rules.push_back(what + ": " + a.name() + ": " + before + "; " + b.name() + ": " + after);
+  };
+  if (from.loader.shuffle && !from.prepare.use_seedable_sampler) {
+    rule("shuffle", shuffle_generator_rule_name(shuffle_generator_rule(a)), shuffle_generator_rule_name(shuffle_generator_rule(b)));
+  }
+  if (from.loader.shuffle && from.prepare.use_seedable_sampler) {
+    const auto name = [](SeedableSamplerRule r) -> std::string {
+      switch (r) {
+        case SeedableSamplerRule::Absent: return "no use_seedable_sampler option (TypeError)";
+        case SeedableSamplerRule::Accumulating: return "a SeedableRandomSampler with an accumulating seed";
+        case SeedableSamplerRule::InertOnShards: return "the SeedableRandomSampler is stored but not iterated when sharding";
+        case SeedableSamplerRule::EpochSeeded: return "a SeedableRandomSampler seeded initial_seed + epoch";
+      }
+      return "?";
+    };
+    rule("use_seedable_sampler", name(seedable_sampler_rule(a)), name(seedable_sampler_rule(b)));
+  }
+  if (from.skip_first_batches) {
+    const auto skip = [](AccelerateRelease r) -> std::string {
+      if (!has_skip_first_batches(r)) return "no skip_first_batches";
+      if (skip_keeps_iteration(r)) return "the skipped loader keeps the prepared loader's iteration";
+      return skip_resets_seedable_epoch(r) ? "the skipped loader starts at iteration 0 and resets a seedable sampler's epoch"
+                                           : "the skipped loader starts at iteration 0";
+    };
+    rule("skip_first_batches", skip(a), skip(b));
+  }
+  if (from.set_epoch) {
+    rule("set_epoch", has_loader_set_epoch(a) ? "on the loaders" : "absent (AttributeError)",
+         has_loader_set_epoch(b) ? "on the loaders" : "absent (AttributeError)");
+  }
+}
+
+}  // namespace
+
+UpgradeReport upgrade_report(const trace::LoaderCase& from, const trace::LoaderCase& to) {
+  UpgradeReport out;
+  out.from = from.prepare.release.name();
+  out.to = to.prepare.release.name();
+  add_rules(from, to, out);
+  const trace::Trace a = sim::simulate(from);
+  const trace::Trace b = sim::simulate(to);
+  if (!same_error(a.error, b.error)) out.changes.push_back({"job", "error: " + error_text(a.error) + " -> " + error_text(b.error)});
+  const auto* ra = std::get_if<std::vector<trace::RankRecord>>(&a.body);
+  const auto* rb = std::get_if<std::vector<trace::RankRecord>>(&b.body);
+  if (!ra || !rb) throw std::invalid_argument("upgrade: a loader configuration is needed");
+  if (ra->empty() || rb->empty()) return out;  // one side fails as a whole: nothing per rank to compare
+  // Per rank and pass, grouped by what changes.
+  std::vector<std::pair<std::string, std::vector<RankEpoch>>> groups;
+  const auto add = [&](const std::string& what, RankEpoch at) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
+    if (it == groups.end()) {
+      groups.push_back({what, {at}});
+    } else {
+      it->second.push_back(at);
+    }
+  };
+  const std::int64_t epochs = std::max(from.epochs, to.epochs);
+  for (std::size_t r = 0; r < std::min(ra->size(), rb->size()); ++r) {
+    const auto& ea = (*ra)[r].epochs;
+    const auto& eb = (*rb)[r].epochs;
+    for (std::size_t e = 0; e < std::min(ea.size(), eb.size()); ++e) {
+      for (const std::string& what : pass_changes(ea[e], eb[e])) {
+        add(what, {static_cast<std::int64_t>(r), static_cast<std::int64_t>(e)});
+        if (what.rfind("order", 0) == 0) {
+          if (out.examples.size() < 2) {
+            out.examples.push_back("rank " + std::to_string(r) + ", epoch " + std::to_string(e) + ": " +
+                                   first_ids(ids_of(ea[e])) + "  ->  " + first_ids(ids_of(eb[e])));
+          }
+        }
+      }
+    }
+    if (!same_error((*ra)[r].error, (*rb)[r].error)) {
+      out.changes.push_back({"rank " + std::to_string(r), "error: " + error_text((*ra)[r].error) + " -> " +
+                                                                 error_text((*rb)[r].error)});
+    }
+  }
+  for (const auto& [what, at] : groups) out.changes.push_back({where_of(at), what});
+  // Across the ranks, per epoch, grouped the same way.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> across;
+  for (std::int64_t e = 0; e < epochs; ++e) {
+    const EpochFigures fa = epoch_figures(*ra, e, from.loader.dataset_len);
+    const EpochFigures fb = epoch_figures(*rb, e, to.loader.dataset_len);
+    std::vector<std::string> whats;
+    if (fa.duplicated != fb.duplicated) {
+      whats.push_back("samples seen more than once across the ranks " + std::to_string(fa.duplicated) + " -> " +
+                      std::to_string(fb.duplicated));
+    }
+    if (fa.dropped != fb.dropped) {
+      whats.push_back("samples no rank sees " + std::to_string(fa.dropped) + " -> " + std::to_string(fb.dropped));
+    }
+    if (fa.lockstep != fb.lockstep) whats.push_back("hangs: " + fa.lockstep + " -> " + fb.lockstep);
+    for (const std::string& what : whats) {
+      auto it = std::find_if(across.begin(), across.end(), [&](const auto& g) { return g.first == what; });
+      if (it == across.end()) {
+        across.push_back({what, {e}});
+      } else {
+        it->second.push_back(e);
+      }
+    }
+  }
+  for (const auto& [what, es] : across) {
+    out.changes.push_back({std::string(es.size() == 1 ? "epoch " : "epochs ") + sim::rank_ranges(es), what});
+  }
+  return out;
+}
+
+}  // namespace accel::analysis

@@ -1,0 +1,146 @@
+#include "accelerate_release.hpp"
+
+#include <charconv>
+
+#include "error.hpp"
+
+namespace accel {
+namespace {
+
+constexpr AccelerateRelease v(int major, int minor, int patch) { return AccelerateRelease{major, minor, patch}; }
+
+}  // namespace
+
+std::string AccelerateRelease::name() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::optional<AccelerateRelease> parse_accelerate_release(std::string_view text) {
+  int parts[3] = {0, 0, 0};
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (p == end || *p != '.') return std::nullopt;
+      ++p;
+    }
+    // Decimal digits only (no sign, no leading '+'), at most 4 of them per part.
+    const char* start = p;
+    while (p != end && *p >= '0' && *p <= '9') ++p;
+    if (p == start || p - start > 4) return std::nullopt;
+    std::from_chars(start, p, parts[i]);
+  }
+  if (p != end) return std::nullopt;
+  return AccelerateRelease{parts[0], parts[1], parts[2]};
+}
+
+bool is_modelled(AccelerateRelease release) noexcept { return release >= kOldestRelease && release <= kNewestRelease; }
+
+AccelerateRelease modelled_release(std::string_view text) {
+  const auto release = parse_accelerate_release(text);
+  if (!release) {
+    throw std::invalid_argument("must be an Accelerate release \"X.Y.Z\" from " + std::string(kAccelerateReleasesModelled) +
+                                ", got \"" + std::string(text) + "\"");
+  }
+  if (!is_modelled(*release)) {
+    throw std::invalid_argument("Accelerate " + release->name() + " is not modelled: the modelled releases are " +
+                                kAccelerateReleasesModelled + " (golden/releases.md)");
+  }
+  return *release;
+}
+
+ShuffleGeneratorRule shuffle_generator_rule(AccelerateRelease r) noexcept {
+  if (r < v(0, 24, 0)) return ShuffleGeneratorRule::UnseededSynchronised;       // 0.14.0 - 0.23.0
+  if (r < v(0, 25, 0)) return ShuffleGeneratorRule::SeedableFrozenEpoch;        // 0.24.x (#2057)
+  if (r < v(0, 26, 0)) return ShuffleGeneratorRule::SeedableAccumulating;       // 0.25.0 (#2110)
+  if (r < v(0, 30, 0)) return ShuffleGeneratorRule::GlobalGeneratorPerEpoch;    // 0.26.0 - 0.29.3
+  if (r < v(1, 6, 0)) return ShuffleGeneratorRule::UnseededSynchronised;        // 0.30.0 - 1.5.2 (#3398)
+  return ShuffleGeneratorRule::SeededFromGlobalAtPrepare;                       // 1.6.0 on (#3459)
+}
+
+const char* shuffle_generator_rule_name(ShuffleGeneratorRule rule) noexcept {
+  switch (rule) {
+    case ShuffleGeneratorRule::UnseededSynchronised:
+      return "an unseeded torch.Generator() synchronised from rank 0 (the same order every run, whatever set_seed says)";
+    case ShuffleGeneratorRule::SeedableFrozenEpoch:
+      return "a SeedableRandomSampler whose epoch never advances when sharding (one permutation every epoch)";
+    case ShuffleGeneratorRule::SeedableAccumulating:
+      return "a SeedableRandomSampler with an accumulating seed (s, s+1, s+3, s+6, ...), not synchronised";
+    case ShuffleGeneratorRule::GlobalGeneratorPerEpoch:
+      return "each rank's own global generator every epoch (no generator synchronised)";
+    case ShuffleGeneratorRule::SeededFromGlobalAtPrepare:
+      return "a generator seeded from the global generator at prepare, synchronised from rank 0";
+  }
+  return "?";
+}
+
+SeedableSamplerRule seedable_sampler_rule(AccelerateRelease r) noexcept {
+  if (r < v(0, 26, 0)) return SeedableSamplerRule::Absent;
+  if (r < v(0, 27, 2)) return SeedableSamplerRule::Accumulating;   // 0.26.0 - 0.27.1
+  if (r < v(0, 29, 0)) return SeedableSamplerRule::InertOnShards;  // 0.27.2 - 0.28.0
+  return SeedableSamplerRule::EpochSeeded;                         // 0.29.0 on
+}
+
+bool seedable_sampler_inert_on_shards(AccelerateRelease r) noexcept {
+  return seedable_sampler_rule(r) == SeedableSamplerRule::InertOnShards;
+}
+
+bool seedable_sampler_ignores_user_generator(AccelerateRelease r) noexcept { return r >= v(0, 27, 2); }
+
+bool has_loader_set_epoch(AccelerateRelease r) noexcept { return r >= v(0, 24, 0); }
+
+bool set_epoch_reaches_sharded_sampler(AccelerateRelease r) noexcept { return r >= v(0, 27, 2); }
+
+bool has_skip_first_batches(AccelerateRelease r) noexcept { return r >= v(0, 16, 0); }
+
+bool set_epoch_reaches_skipped_sampler(AccelerateRelease r) noexcept { return r >= v(1, 7, 0); }  // #3556
+
+bool skip_resets_seedable_epoch(AccelerateRelease r) noexcept {
+  return set_epoch_reaches_skipped_sampler(r) && !skip_keeps_iteration(r);  // 1.7.0 - 1.14.0
+}
+
+bool skip_keeps_iteration(AccelerateRelease r) noexcept { return r >= v(1, 15, 0); }  // #4071
+
+bool reseeds_dataset_generator(AccelerateRelease r) noexcept { return r >= v(0, 24, 0); }
+
+bool calls_get_default_device(AccelerateRelease r) noexcept { return r >= v(1, 5, 0) && r < v(1, 5, 2); }
+
+bool total_properties_read_safely(AccelerateRelease r) noexcept { return r >= v(0, 19, 0); }
+
+bool iterable_dataset_shard_has_len(AccelerateRelease r) noexcept { return r >= v(0, 24, 0); }
+
+bool loaders_are_adapters(AccelerateRelease r) noexcept { return r >= v(0, 34, 0); }
+
+bool remainder_with_drop_last(AccelerateRelease r) noexcept { return r < v(0, 24, 0); }
+
+bool remainder_in_gradient_state(AccelerateRelease r) noexcept { return r < v(0, 20, 0); }
+
+bool gather_cuts_at_zero_remainder(AccelerateRelease r) noexcept { return r < v(0, 16, 0); }
+
+bool logs_no_length_only_at_end(AccelerateRelease r) noexcept { return r >= v(0, 22, 0); }
+
+bool logger_prefixes_rank(AccelerateRelease r) noexcept { return r >= v(1, 13, 0); }
+
+bool has_dataloader_configuration(AccelerateRelease r) noexcept { return r >= v(0, 28, 0); }
+
+std::optional<AccelerateRelease> keyword_since(std::string_view keyword) noexcept {
+  if (keyword == "use_seedable_sampler") return v(0, 26, 0);
+  if (keyword == "use_stateful_dataloader") return v(0, 34, 0);
+  if (keyword == "data_seed") return v(1, 1, 0);
+  return std::nullopt;
+}
+
+void check_keyword(AccelerateRelease release, KeywordSite site, const std::string& keyword) {
+  const auto since = keyword_since(keyword);
+  if (!since || release >= *since) return;
+  if (site == KeywordSite::PrepareDataLoader) {
+    throw AccelerateError(PyErrorType::TypeError, "prepare_data_loader",
+                          "prepare_data_loader() got an unexpected keyword argument '" + keyword + "'");
+  }
+  // Every keyword above is a loader option, which DataLoaderConfiguration takes from 0.28.0 on.
+  const char* callee = has_dataloader_configuration(release) ? "DataLoaderConfiguration" : "Accelerator";
+  throw AccelerateError(PyErrorType::TypeError, "Accelerator",
+                        std::string(callee) + ".__init__() got an unexpected keyword argument '" + keyword + "'");
+}
+
+}  // namespace accel

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Issue 29: every Accelerate release from 0.14.0 on. The recordings of golden/cases-releases (19 releases x 34 cases,
+# each release installed unmodified from PyPI, torch 1.13) all match the simulator, release by release, with the
+# counts checked so the set cannot shrink silently; --accelerate-version reproduces the acceptance recording (0.28.0)
+# and differs from 1.15.0 there; `upgrade` lists the order change on that job and says nothing changes on a
+# sequential one; `check --accelerate-versions` gates per release; versions outside 0.14.0 - 1.15.0 are refused
+# (exit 2) naming the range.
+set -u
+bin=$1
+releases=$2
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Every recorded release, each case matched. 19 releases and 34 cases each at least (issue 29 asks >= 5 x 20).
+dirs=$(ls -d "$releases"/*/ | wc -l)
+check_output "at least 19 recorded releases" "^ok$" bash -c "[ $dirs -ge 19 ] && echo ok || echo only $dirs"
+total=0
+for d in "$releases"/*/; do
+  rel=$(basename "$d")
+  n=$(ls "$d"rel-*.json | wc -l)
+  total=$((total + n))
+  check_output "release $rel: at least 34 cases" "^ok$" bash -c "[ $n -ge 34 ] && echo ok || echo only $n"
+  check_output "release $rel: all $n recorded cases match" "^$n matched, 0 differed" "$bin" check --golden "$d"
+  # Each case names its release, so no directory is checked as another release.
+  check_output "release $rel: every case names it" "^ok$" python3 -c "
+import glob, json
+vs = {json.load(open(f))['config'].get('accelerate_version') for f in glob.glob('$d/rel-*.json')}
+print('ok' if vs == {'$rel'} else vs)"
+done
+check_output "646 release cases at least" "^ok$" bash -c "[ $total -ge 646 ] && echo ok || echo only $total"
+
+# The recorded releases really differ where golden/releases.md says: a recording checked as the wrong release
+# differs (0.28.0's acceptance job simulated as 1.15.0).
+mkdir "$tmp/as115"
+python3 - "$releases/0.28.0/rel-accel-shuffle-n2-b1-l1001-s42.json" "$tmp/as115/x.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['config']['accelerate_version'] = '1.15.0'
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+exits "0.28.0's recording is not 1.15.0's" 1 "ranks\[0\].epochs\[0\].batches\[0\]" "$bin" check --golden "$tmp/as115"
+
+# Acceptance: the what-if's flags with --accelerate-version 0.28.0 give the recorded ids (trace of the same flags).
+acc="--ranks 2 --dataset-len 1001 --shuffle --set-seed 42"
+"$bin" trace --accelerate-version 0.28.0 $acc --epochs 2 > "$tmp/acc028.json"
+"$bin" trace $acc --epochs 2 > "$tmp/acc115.json"
+check_output "--accelerate-version 0.28.0 gives the 0.28.0 recording's ids" "^same$" python3 -c "
+import json
+a = json.load(open('$tmp/acc028.json')); b = json.load(open('$releases/0.28.0/rel-accel-shuffle-n2-b1-l1001-s42.json'))
+ids = lambda d: [[e['batches'] for e in r['epochs']] for r in d['ranks']]
+print('same' if ids(a) == ids(b) else 'differs')"
+check_output "... and not 1.15.0's" "^differs$" python3 -c "
+import json
+a = json.load(open('$tmp/acc028.json')); b = json.load(open('$tmp/acc115.json'))
+ids = lambda d: [[e['batches'] for e in r['epochs']] for r in d['ranks']]
+print('same' if ids(a) == ids(b) else 'differs')"
+check_output "1.15.0's ids are 1.15.0's recording" "^same$" python3 -c "
+import json
+a = json.load(open('$tmp/acc115.json')); b = json.load(open('$releases/1.15.0/rel-accel-shuffle-n2-b1-l1001-s42.json'))
+ids = lambda d: [[e['batches'] for e in r['epochs']] for r in d['ranks']]
+print('same' if ids(a) == ids(b) else 'differs')"
+exits "the acceptance what-if runs and names its release" 0 "(Accelerate 0.28.0)" "$bin" --accelerate-version 0.28.0 $acc
+check_output "the report names 1.15.0 by default" "(Accelerate 1.15.0)" "$bin" $acc
+json_field "--json carries the release" "0.28.0" "j['accelerate_version']" "$bin" --accelerate-version 0.28.0 $acc --json
+check_output "--version names the modelled range" "0.14.0 to 1.15.0" "$bin" --version
+
+# upgrade: the acceptance job lists the order change; a sequential job changes nothing.
+exits "upgrade 0.28.0 -> 1.15.0 lists the order change" 0 "ranks 0, 1, epoch 0: order changes" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 $acc
+check_output "upgrade names the shuffle rules" "shuffle: 0.28.0: each rank's own global generator" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 $acc
+exits "upgrade on a sequential job: nothing changes" 0 "^nothing changes" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 --ranks 3 --dataset-len 10 --batch-size 2
+exits "upgrade 1.5.0 -> 1.5.2 on torch 1.13: the error goes away" 0 "job: error: AttributeError" \
+  "$bin" upgrade --from 1.5.0 --to 1.5.2 $acc --torch-version 1.13
+exits "upgrade 0.30.1 -> 1.6.0: set_seed starts to matter" 0 "order changes" \
+  "$bin" upgrade --from 0.30.1 --to 1.6.0 $acc
+# A skip on the first pass changes nothing (the iteration is 0 either way); one on pass 1 (recorded) does.
+exits "upgrade 1.14.0 -> 1.15.0 of a first-pass seedable resume: nothing changes" 0 "^nothing changes" \
+  "$bin" upgrade --from 1.14.0 --to 1.15.0 --ranks 2 --dataset-len 23 --batch-size 3 --shuffle --set-seed 42 \
+  --use-seedable-sampler --skip-batches 1 --epochs 2
+exits "upgrade 1.14.0 -> 1.15.0 of a seedable skip on pass 1: its order" 0 "rank 0, epoch 1: order changes" \
+  "$bin" upgrade --from 1.14.0 --to 1.15.0 --config "$releases/1.14.0/rel-accel-seedable-skip-n2-b3-l23-k1-s42.json"
+exits "... and the skipped loader's iteration" 0 "loader.iteration after the pass 1 -> 2" \
+  "$bin" upgrade --from 1.14.0 --to 1.15.0 --config "$releases/1.14.0/rel-accel-seedable-skip-n2-b3-l23-k1-s42.json"
+exits "upgrade takes a config file" 0 "order changes" \
+  "$bin" upgrade --from 0.24.1 --to 0.25.0 --config "$releases/0.24.1/rel-accel-shuffle-n2-b3-l23-s42.json"
+
+# check over several releases: results labelled by release.
+exits "check --accelerate-versions labels each result" 1 "FAIL no-duplicates (Accelerate 0.28.0, first pass)" \
+  "$bin" check --accelerate-versions 0.28.0,1.15.0 $acc --require no-duplicates
+exits "check --accelerate-versions: a rejecting release fails with its error" 1 \
+  "FAIL lockstep (Accelerate 1.5.0): Accelerate 1.5.0 rejects this configuration (AttributeError" \
+  "$bin" check --accelerate-versions 1.4.0,1.5.0 $acc --torch-version 1.13 --require lockstep
+exits "check --accelerate-versions passes when every release holds" 0 "ok   lockstep (Accelerate 0.14.0, first pass)" \
+  "$bin" check --accelerate-versions 0.14.0,0.24.1,1.15.0 --ranks 2 --dataset-len 10 --require lockstep
+
+# Bad versions: exit 2, naming the range.
+for v in 0.13.2 1.16.0 2.0.0; do
+  exits "--accelerate-version $v is refused naming the range" 2 "the modelled releases are 0.14.0 to 1.15.0" \
+    "$bin" --accelerate-version $v --ranks 2 --dataset-len 10
+done
+exits "a version that is not X.Y.Z is refused" 2 "must be an Accelerate release \"X.Y.Z\" from 0.14.0 to 1.15.0" \
+  "$bin" --accelerate-version 0.28 --ranks 2 --dataset-len 10
+exits "upgrade --from outside the range" 2 "--from: Accelerate 0.13.0 is not modelled" \
+  "$bin" upgrade --from 0.13.0 --to 1.15.0 --ranks 2 --dataset-len 10
+exits "upgrade --to outside the range" 2 "--to: Accelerate 1.16.0 is not modelled" \
+  "$bin" upgrade --from 1.15.0 --to 1.16.0 --ranks 2 --dataset-len 10
+exits "check --accelerate-versions outside the range" 2 "--accelerate-versions: Accelerate 0.1.0 is not modelled" \
+  "$bin" check --accelerate-versions 0.1.0 --ranks 2 --dataset-len 10 --require lockstep
+printf '{"config": {"api": "accelerator", "dataset_len": 10, "num_processes": 2, "accelerate_version": "9.9.9"}}' > "$tmp/bad.json"
+exits "a config's accelerate_version outside the range" 2 "config.accelerate_version: Accelerate 9.9.9 is not modelled" \
+  "$bin" trace --config "$tmp/bad.json"
+exits "skip_first_batches before 0.16.0 is refused on the command line" 2 "has no skip_first_batches" \
+  "$bin" --accelerate-version 0.14.0 --ranks 2 --dataset-len 10 --skip-batches 1
+exits "an option the release lacks raises its TypeError" 2 "unexpected keyword argument 'use_seedable_sampler'" \
+  "$bin" --accelerate-version 0.24.1 --ranks 2 --dataset-len 10 --shuffle --use-seedable-sampler
+
+echo "cli_releases: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
