@@ -43,6 +43,27 @@ std::int64_t len_of(const DataLoaderShard& loader) {
   return len.ok() ? len.value() : 0;
 }
 
+// The loop's steps as the trace records them (the micro-batches' ids; a last record without a global step for
+// micro-batches that never synced), with each step's data epoch appended to `epochs`.
+template <typename BatchOf>
+std::vector<trace::TrainerStepRecord> step_records(const TrainerRun& run, BatchOf batch_of,
+                                                   std::vector<std::int64_t>& epochs) {
+  std::vector<trace::TrainerStepRecord> out;
+  for (const auto& step : run.steps) {
+    trace::TrainerStepRecord rec{step.global_step, {}};
+    for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+    epochs.push_back(step.micro_batches.back().epoch);
+  }
+  if (!run.unsynced.empty()) {
+    trace::TrainerStepRecord rec{std::nullopt, {}};
+    for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
+    out.push_back(std::move(rec));
+    epochs.push_back(run.unsynced.back().epoch);
+  }
+  return out;
+}
+
 // Each first-job rank's global generator as checkpoint-G saves it (rng_state[_{rank}].pth): its state once the pass
 // holding step G has drawn, since nothing in the loop draws from it mid-pass; nullopt where nothing saved it.
 using SavedRngStates = std::vector<std::optional<GeneratorState>>;
@@ -102,20 +123,7 @@ std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, cons
       saved_rng[r] = rng_after_pass[static_cast<std::size_t>(step.micro_batches.back().epoch)];
     }
   }
-  std::vector<trace::TrainerStepRecord> out;
-  for (const auto& step : run.steps) {
-    trace::TrainerStepRecord rec{step.global_step, {}};
-    for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
-    out.push_back(std::move(rec));
-    epochs.push_back(step.micro_batches.back().epoch);
-  }
-  if (!run.unsynced.empty()) {
-    trace::TrainerStepRecord rec{std::nullopt, {}};
-    for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
-    out.push_back(std::move(rec));
-    epochs.push_back(run.unsynced.back().epoch);
-  }
-  return out;
+  return step_records(run, batch_of, epochs);
 }
 
 trace::ErrorRecord rank_error(const AccelerateError& e) {
@@ -186,20 +194,7 @@ std::vector<trace::TrainerStepRecord> run_iterable_rank(const trace::TrainerCase
     }
     return b;
   };
-  std::vector<trace::TrainerStepRecord> out;
-  for (const auto& step : run.steps) {
-    trace::TrainerStepRecord rec{step.global_step, {}};
-    for (const auto& m : step.micro_batches) rec.batches.push_back(batch_of(m));
-    out.push_back(std::move(rec));
-    epochs.push_back(step.micro_batches.back().epoch);
-  }
-  if (!run.unsynced.empty()) {
-    trace::TrainerStepRecord rec{std::nullopt, {}};
-    for (const auto& m : run.unsynced) rec.batches.push_back(batch_of(m));
-    out.push_back(std::move(rec));
-    epochs.push_back(run.unsynced.back().epoch);
-  }
-  return out;
+  return step_records(run, batch_of, epochs);
 }
 
 // What Trainer.__init__ refuses for an IterableDataset, on every rank, before anything is trained.
