@@ -38,17 +38,11 @@ TrainerEvalCase parse_trainer_eval_config(const Json& config) {
   const Fields f(config, "");
   if (f.string("api") != "trainer-eval") f.fail_on("api", "must be \"trainer-eval\"");
   TrainerEvalCase c;
-  const std::string version = f.string_or("transformers_version", "5.25");
-  const auto release = transformers_release_from_name(version);
-  if (!release)
-    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + version + "\"");
-  c.release = *release;
-  const std::int64_t n = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
-  const std::int64_t ranks = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
-  const std::int64_t batch = f.integer("per_device_eval_batch_size", std::int64_t{8}, 1, kMaxTotalBatch);
-  if (batch > kMaxTotalBatch / ranks)
-    f.fail_on("per_device_eval_batch_size",
-              "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  const TrainingArgumentsHead head = parse_training_arguments_head(f, "per_device_eval_batch_size");
+  c.release = head.release;
+  const std::int64_t n = head.dataset_len;
+  const std::int64_t ranks = head.num_processes;
+  const std::int64_t batch = head.per_device_batch_size;
   const bool drop_last = f.boolean("dataloader_drop_last", false);
   const TrainerSampling sampling = parse_trainer_sampling(f, n, c.release);
   if (sampling.lengths && n == 0) {
@@ -78,20 +72,7 @@ TrainerEvalCase parse_trainer_eval_config(const Json& config) {
                  {"accelerator", accelerator},
                  {"multiprocess", ranks > 1},
                  {"torch_version", "2.6"}};
-  try {
-    c.loader = parse_loader_config(script, {});
-  } catch (const ConfigError& e) {
-    std::string m = e.what();
-    for (const auto& [from, to] : {std::pair<std::string, std::string>{"config.set_seed", "config.seed"},
-                                   {"config.batch_size", "config.per_device_eval_batch_size"},
-                                   {"config.accelerator.", "config.accelerator_config."}}) {
-      if (m.rfind(from, 0) == 0) {
-        m = to + m.substr(from.size());
-        break;
-      }
-    }
-    throw ConfigError(m);
-  }
+  c.loader = parse_trainer_script(script, "per_device_eval_batch_size");
   const Json* data_seed = f.find("data_seed");
   if (data_seed && !data_seed->is_number_integer()) f.fail_on("data_seed", "must be null or an integer, got " + data_seed->dump());
   if (sampling.lengths) {

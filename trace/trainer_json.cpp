@@ -100,22 +100,50 @@ bool is_trainer_config(const Json& config) {
   return it != config.end() && it->is_string() && it->get<std::string>() == "trainer";
 }
 
+TrainingArgumentsHead parse_training_arguments_head(const Fields& f, const std::string& batch_field) {
+  TrainingArgumentsHead h;
+  h.version = f.string_or("transformers_version", "5.25");
+  const auto release = transformers_release_from_name(h.version);
+  if (!release)
+    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + h.version + "\"");
+  h.release = *release;
+  h.dataset_len = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
+  h.num_processes = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
+  h.per_device_batch_size = f.integer(batch_field, std::int64_t{8}, 1, kMaxTotalBatch);
+  if (h.per_device_batch_size > kMaxTotalBatch / h.num_processes)
+    f.fail_on(batch_field, "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  return h;
+}
+
+LoaderCase parse_trainer_script(const Json& script, const std::string& batch_field) {
+  try {
+    return parse_loader_config(script, {});
+  } catch (const ConfigError& e) {
+    std::string m = e.what();
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"config.set_seed", "config.seed"},
+                                   {"config.batch_size", "config." + batch_field},
+                                   {"config.accelerator.data_seed", "config.data_seed"},
+                                   {"config.accelerator.", "config.accelerator_config."}}) {
+      if (m.rfind(from, 0) == 0) {
+        m = to + m.substr(from.size());
+        break;
+      }
+    }
+    throw ConfigError(m);
+  }
+}
+
 TrainerCase parse_trainer_config(const Json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object");
   const Fields f(config, "");
   if (f.string("api") != "trainer") f.fail_on("api", "must be \"trainer\"");
   TrainerCase c;
-  const std::string version = f.string_or("transformers_version", "5.25");
-  const auto release = transformers_release_from_name(version);
-  if (!release)
-    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + version + "\"");
-  c.release = *release;
-  const std::int64_t n = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
-  const std::int64_t ranks = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);
-  const std::int64_t batch = f.integer("per_device_train_batch_size", std::int64_t{8}, 1, kMaxTotalBatch);
-  if (batch > kMaxTotalBatch / ranks)
-    f.fail_on("per_device_train_batch_size",
-              "times num_processes must be <= " + std::to_string(kMaxTotalBatch) + " (input limit)");
+  const TrainingArgumentsHead head = parse_training_arguments_head(f, "per_device_train_batch_size");
+  const std::string& version = head.version;
+  c.release = head.release;
+  const std::int64_t n = head.dataset_len;
+  const std::int64_t ranks = head.num_processes;
+  const std::int64_t batch = head.per_device_batch_size;
   c.loop.gradient_accumulation_steps = f.integer("gradient_accumulation_steps", std::int64_t{1}, 1, kMaxCount);
   c.loop.num_train_epochs = f.integer("num_train_epochs", std::int64_t{3}, 0, kMaxEpochs);
   const Json* ms = f.find("max_steps");
@@ -153,22 +181,7 @@ TrainerCase parse_trainer_config(const Json& config) {
                  {"multiprocess", ranks > 1},
                  {"torch_version", "2.6"}};
   if (const Json* ds = f.find("data_seed")) script["accelerator"]["data_seed"] = *ds;
-  try {
-    c.job = parse_loader_config(script, {});
-  } catch (const ConfigError& e) {
-    // The script's fields are TrainingArguments here: name them so.
-    std::string m = e.what();
-    for (const auto& [from, to] : {std::pair<std::string, std::string>{"config.set_seed", "config.seed"},
-                                   {"config.batch_size", "config.per_device_train_batch_size"},
-                                   {"config.accelerator.data_seed", "config.data_seed"},
-                                   {"config.accelerator.", "config.accelerator_config."}}) {
-      if (m.rfind(from, 0) == 0) {
-        m = to + m.substr(from.size());
-        break;
-      }
-    }
-    throw ConfigError(m);
-  }
+  c.job = parse_trainer_script(script, "per_device_train_batch_size");
   if (group_by_length) {
     // Trainer._get_train_sampler: LengthGroupedSampler(train_batch_size * gradient_accumulation_steps, ...).
     c.job.loader.length_grouping = LengthGrouping{sat_mul(batch, c.loop.gradient_accumulation_steps), lengths, std::nullopt};

@@ -28,6 +28,22 @@ TrainerSampling parse_trainer_sampling(const Fields& f, std::int64_t dataset_len
 // object; dispatch_batches true is refused unless the caller models it.
 Json parse_trainer_accelerator_config(const Fields& f, bool dispatch_modelled);
 
+// The TrainingArguments both Trainer configs open with: the transformers release, the dataset's length, the world
+// size and the per-device batch size read from `batch_field` (per_device_train_batch_size or
+// per_device_eval_batch_size). Raises ConfigError naming the field.
+struct TrainingArgumentsHead {
+  std::string version;
+  TransformersRelease release{};
+  std::int64_t dataset_len = 0;
+  std::int64_t num_processes = 1;
+  std::int64_t per_device_batch_size = 8;
+};
+TrainingArgumentsHead parse_training_arguments_head(const Fields& f, const std::string& batch_field);
+
+// The accelerator-family script Trainer's loader amounts to, parsed; its ConfigErrors name the TrainingArguments
+// field the user wrote (seed, `batch_field`, data_seed, accelerator_config.*), not the script's.
+LoaderCase parse_trainer_script(const Json& script, const std::string& batch_field);
+
 // Raises ConfigError naming the field and the rule.
 TrainerCase parse_trainer_config(const Json& config);
 
