@@ -21,6 +21,13 @@ case's error: what the user of that release gets), and reads each attribute only
   there is none: the pass records `{"where": "skip_first_batches", "type": "ImportError" / "AttributeError"}`.
 - `set_epoch`: `loader.set_epoch(e)`; before 0.24 a prepared DataLoaderShard has none (AttributeError, recorded).
 
+Family `resume` (resume.py's, SCHEMA.md `## resume`): two gloo process groups per case (one process each rank,
+also with one process); the first runs the whole uninterrupted training and calls `accelerator.save_state(ckpt)`
+after S batches of epoch E (before epoch E's pass when S == 0), the second runs the same start (Accelerator,
+set_seed, DataLoader, prepare), `accelerator.load_state(ckpt)`, then epochs E.. skipping by `with`
+(`accelerator.skip_first_batches`, AttributeError before 0.16; `continue`; `none`). Whatever a release raises is
+the rank's `error` (`where` "first_group" / "second_group"), as resume.py records it.
+
 Loader families (map, iterable, seedable, skip, dispatch) call `Accelerator(cpu=True)` first (see init_state).
 Every case runs in forked processes (one process per rank in a gloo group on 127.0.0.1 when multiprocess, else one
 child that builds every rank's loader in turn), so no Accelerate singleton survives from one case to the next.
@@ -96,6 +103,26 @@ def _metrics(name, n, b, R, **kw):
     return name, c
 
 
+# The resume family's orders: (shuffle, set_seed, accelerator options), as resume_set.py's "seq", "rand" and
+# "seedable-setseed".
+RESUME_ORDERS = {
+    "seq": (False, None, {}),
+    "rand": (True, 42, {}),
+    "seedable": (True, 5, {"use_seedable_sampler": True}),
+}
+
+
+def _resume(name, order, R, epoch, step, mode, loop_set_epoch=False, n=23, b=3, epochs=3):
+    """A `resume` case, keyed as resume_set.py writes them (golden/cases/resume-*.json)."""
+    shuffle, seed, acc = RESUME_ORDERS[order]
+    c = {"api": "resume", "dataset_len": n, "batch_size": b, "num_processes": R, "multiprocess": True,
+         "shuffle": shuffle, "set_seed": seed, "epochs": epochs}
+    if acc:
+        c["accelerator"] = dict(acc)
+    c["resume"] = {"epoch": epoch, "step": step, "with": mode, "loop_set_epoch": loop_set_epoch}
+    return name, c
+
+
 CASES = dict([
     # accelerator: Accelerator(cpu=True, ...).prepare(DataLoader(...)) as a user script does, gloo groups for R > 1.
     # The acceptance job of issue 29: set_seed(42), DataLoader(range(1001), shuffle=True), 2 processes, 2 epochs.
@@ -152,6 +179,19 @@ CASES = dict([
     _metrics("rel-metrics-map-n2-b3-l12", 12, 3, 2),
     # drop_last: before 0.24 the remainder (10 % 6 = 4) is computed anyway and cuts the last full batch.
     _metrics("rel-metrics-map-n2-b3-l10-drop", 10, 3, 2, drop_last=True),
+    # resume: save_state after S batches of epoch E, load_state in a fresh gloo group, continue (resume.py's family).
+    _resume("rel-resume-seq-n2-e0s2-skip", "seq", 2, 0, 2, "skip_first_batches"),
+    _resume("rel-resume-rand-n2-e0s2-skip", "rand", 2, 0, 2, "skip_first_batches"),
+    _resume("rel-resume-rand-n2-e1s2-skip", "rand", 2, 1, 2, "skip_first_batches"),
+    _resume("rel-resume-rand-n2-e1s2-skip-setepoch", "rand", 2, 1, 2, "skip_first_batches", loop_set_epoch=True),
+    _resume("rel-resume-rand-n2-e0s2-continue", "rand", 2, 0, 2, "continue"),
+    _resume("rel-resume-rand-n2-e1s1-none", "rand", 2, 1, 1, "none"),
+    _resume("rel-resume-rand-n1-e1s2-skip", "rand", 1, 1, 2, "skip_first_batches"),
+    _resume("rel-resume-rand-n3-e1s2-skip-setepoch", "rand", 3, 1, 2, "skip_first_batches", loop_set_epoch=True),
+    _resume("rel-resume-seedable-n2-e1s2-skip", "seedable", 2, 1, 2, "skip_first_batches"),
+    _resume("rel-resume-seedable-n2-e1s2-skip-setepoch", "seedable", 2, 1, 2, "skip_first_batches",
+            loop_set_epoch=True),
+    _resume("rel-resume-seedable-n2-e0s2-continue", "seedable", 2, 0, 2, "continue"),
 ])
 
 # prepare_data_loader keyword arguments a config may carry (passed only when present).
@@ -168,6 +208,8 @@ def family_of(c):
         return "accelerator"
     if api == "accelerator+gather_for_metrics":
         return "metrics"
+    if api == "resume":
+        return "resume"
     if c.get("dispatch_batches") is True:
         return "dispatch"
     if c.get("skip_first_batches") is not None:
@@ -249,7 +291,7 @@ class RangeIterableDataset(IterableDataset):
 def build_user_dataloader(c, tensors):
     if c.get("torch_manual_seed") is not None:
         torch.manual_seed(c["torch_manual_seed"])
-    if c["dataset_kind"] == "iterable":
+    if c.get("dataset_kind", "map") == "iterable":
         cls = GeneratorIterableDataset if c.get("dataset_generator") else RangeIterableDataset
         return DataLoader(cls(c["dataset_len"], tensors), batch_size=c["batch_size"], drop_last=c["drop_last"])
     generator = None
@@ -257,7 +299,7 @@ def build_user_dataloader(c, tensors):
         generator = torch.Generator()
         generator.manual_seed(c["generator_seed"])
     return DataLoader(RangeDataset(c["dataset_len"], tensors), batch_size=c["batch_size"],
-                      shuffle=c.get("shuffle", False), drop_last=c["drop_last"], generator=generator)
+                      shuffle=c.get("shuffle", False), drop_last=c.get("drop_last", False), generator=generator)
 
 
 def batch_ids(batch):
@@ -697,6 +739,86 @@ def record_metrics(c, hang_timeout):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Resume family: resume.py's two process groups, with only the names every release has
+
+
+def resume_script_start(c):
+    """What both process groups run first: Accelerator(...), set_seed, the user's DataLoader, prepare."""
+    accelerator = make_accelerator(c.get("accelerator", {}))
+    if c.get("set_seed") is not None:
+        set_seed(c["set_seed"])
+    dl = build_user_dataloader(c, tensors=True)
+    return accelerator, accelerator.prepare(dl)
+
+
+def resume_first_group(c, ckpt):
+    r = c["resume"]
+    accelerator, dl = resume_script_start(c)
+    epochs = []
+    for epoch in range(c["epochs"]):
+        if r.get("loop_set_epoch"):
+            dl.set_epoch(epoch)  # AttributeError before 0.24 (a DataLoaderShard has none): recorded
+        if (epoch, r["step"]) == (r["epoch"], 0):
+            accelerator.save_state(ckpt)
+        batches = []
+        for batch in dl:
+            batches.append(batch_ids(batch))
+            if (epoch, len(batches)) == (r["epoch"], r["step"]) and r["step"] > 0:
+                accelerator.save_state(ckpt)
+        epochs.append(batches)
+    return {"uninterrupted": epochs}
+
+
+def resume_second_group(c, ckpt):
+    r = c["resume"]
+    accelerator, dl = resume_script_start(c)
+    accelerator.load_state(ckpt)
+    epochs = []
+    for epoch in range(r["epoch"], c["epochs"]):
+        if r.get("loop_set_epoch"):
+            dl.set_epoch(epoch)
+        active = dl
+        if epoch == r["epoch"] and r["with"] == "skip_first_batches" and r["step"] > 0:
+            active = accelerator.skip_first_batches(dl, r["step"])  # AttributeError before 0.16: recorded
+        batches = []
+        for step, batch in enumerate(active):
+            if epoch == r["epoch"] and r["with"] == "continue" and step < r["step"]:
+                continue
+            batches.append(batch_ids(batch))
+        epochs.append(batches)
+    return {"resumed": epochs}
+
+
+def _resume_guard(fn, c, ckpt):
+    try:
+        return fn(c, ckpt)
+    except Exception as exc:
+        return {"error": error_object(exc, fn.__name__[len("resume_"):])}
+
+
+def record_resume(c, hang_timeout):
+    """resume.py's record_resume: (error, ranks); a failure is the rank's `error` (the first group's, else the
+    second's), the case's error is null."""
+    assert c["resume"]["with"] in ("skip_first_batches", "continue", "none"), c["resume"]
+    n = c["num_processes"]
+    ckpt = tempfile.mkdtemp(prefix="accel-sim-resume-")
+    try:
+        first = run_group(n, lambda rank, p: _resume_guard(resume_first_group, c, ckpt), hang_timeout)
+        second = run_group(n, lambda rank, p: _resume_guard(resume_second_group, c, ckpt), hang_timeout)
+    finally:
+        shutil.rmtree(ckpt, ignore_errors=True)
+    ranks = []
+    for rank in range(n):
+        a, b = first[rank], second[rank]
+        rec = {"rank": rank, "uninterrupted": a.get("uninterrupted", []), "resumed": b.get("resumed", [])}
+        failure = a.get("error") or a.get("failure") or b.get("error") or b.get("failure")
+        if failure:
+            rec["error"] = failure
+        ranks.append(rec)
+    return None, ranks
+
+
+# ----------------------------------------------------------------------------------------------------------------
 
 
 def record(name, config, hang_timeout):
@@ -708,6 +830,8 @@ def record(name, config, hang_timeout):
         error, ranks = record_accelerator(c, hang_timeout)
     elif family == "metrics":
         error, ranks = record_metrics(c, hang_timeout)
+    elif family == "resume":
+        error, ranks = record_resume(c, hang_timeout)
     elif c.get("multiprocess"):
         error, ranks = record_loader_multi(c, hang_timeout)
     else:
