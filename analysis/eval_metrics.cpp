@@ -126,7 +126,12 @@ std::int64_t gathered_ids_bound(const trace::LoaderCase& c) {
 EvalOutcome evaluate(const trace::MetricsCase& config) {
   // The pass is simulated id by id (every rank's batches gathered at every step), unlike the what-if's
   // closed-form counts: bounded up front rather than left to run out of memory.
-  const std::int64_t bound = gathered_ids_bound(config.loader);
+  std::int64_t bound = 0;
+  try {
+    bound = gathered_ids_bound(config.loader);
+  } catch (const AccelerateError&) {
+    // The script fails before any pass: the simulation below raises it where the script does (Accelerator(...)).
+  }
   if (bound > kMaxGatheredIds) {
     throw trace::ConfigError("--eval: the evaluation pass gathers up to " + std::to_string(bound) +
                              " sample ids (steps x ranks x batch_size), more than the " +

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "core/accelerate_release.hpp"
 #include "core/error.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "core/stateful_loader_state.hpp"
@@ -37,8 +38,39 @@ void note(IdDelta& d, SampleId id, std::vector<char>& listed) {
   d.first.add(id);
 }
 
-bool is_random_sampler(const ResumeCase& c) { return c.job.loader.shuffle && !c.job.prepare.use_seedable_sampler; }
-bool is_seedable(const ResumeCase& c) { return c.job.loader.shuffle && c.job.prepare.use_seedable_sampler; }
+// Where a shuffled loader's order comes from, as far as a restart is concerned (the release's rules,
+// core/accelerate_release.hpp, for this world size).
+enum class ShuffleSource {
+  None,             // not shuffled
+  OwnGenerator,     // a generator of the loader's own, made at prepare and never saved
+  GlobalEachEpoch,  // a seed drawn from torch's global generator every pass (which load_state restores)
+  Accumulating,     // 0.25's sampler, its seed accumulating pass by pass (never saved)
+  FrozenEpoch,      // 0.24's sampler: one permutation every pass
+  EpochSeeded,      // the SeedableRandomSampler: initial_seed + the loader's epoch counter (never saved)
+};
+
+ShuffleSource shuffle_source(const ResumeCase& c) {
+  if (!c.job.loader.shuffle) return ShuffleSource::None;
+  const AccelerateRelease release = c.job.prepare.release;
+  const bool sharded = c.job.prepare.num_processes > 1;
+  if (c.job.prepare.use_seedable_sampler) {
+    switch (seedable_sampler_rule(release)) {
+      case SeedableSamplerRule::Accumulating: return ShuffleSource::Accumulating;
+      case SeedableSamplerRule::InertOnShards:
+        if (sharded) break;  // the plain RandomSampler iterates: the default rule below
+        return ShuffleSource::EpochSeeded;
+      case SeedableSamplerRule::Absent:  // Accelerator(...) refuses the option: nothing runs
+      case SeedableSamplerRule::EpochSeeded: return ShuffleSource::EpochSeeded;
+    }
+  }
+  const ShuffleGeneratorRule rule = shuffle_generator_rule(release);
+  if (rule == ShuffleGeneratorRule::SeedableAccumulating) return ShuffleSource::Accumulating;
+  if (!sharded || rule == ShuffleGeneratorRule::GlobalGeneratorPerEpoch) return ShuffleSource::GlobalEachEpoch;
+  if (rule == ShuffleGeneratorRule::SeedableFrozenEpoch) return ShuffleSource::FrozenEpoch;
+  return ShuffleSource::OwnGenerator;
+}
+
+bool is_seedable(const ResumeCase& c) { return shuffle_source(c) == ShuffleSource::EpochSeeded; }
 
 }  // namespace
 
@@ -90,6 +122,12 @@ void compare_epoch(ResumeEpochOutcome& eo, std::int64_t n, const IdVisitor& expe
 
 ResumeOutcome compare_resume(const ResumeCase& c) {
   const trace::ResumeTrace t = sim::simulate_resume(c);
+  // A release that raises stops the script: the job is rejected, as the what-if reports any AccelerateError.
+  for (const trace::ResumeRankRecord& r : t.ranks) {
+    if (!r.error) continue;
+    const std::string job = r.error->where == "first_group" ? "the first job" : "the restarted job";
+    throw AccelerateError(py_error_type(r.error->type).value_or(PyErrorType::RuntimeError), job, r.error->message);
+  }
   const std::int64_t world = c.job.prepare.num_processes;
   const std::int64_t world2 = resume_ranks(c);
   const std::int64_t n = c.job.loader.dataset_len;
@@ -272,28 +310,52 @@ std::vector<std::string> reasons_of(const ResumeCase& c, const ResumeOutcome& o)
     out.push_back("Nothing seeds the shuffle: torch seeds every new process from the OS, so the restarted job's order "
                   "is not the first job's.");
   }
-  if (is_random_sampler(c) && world == 1) {
-    out.push_back("With one process the RandomSampler has no generator of its own: it draws a seed from torch's global "
-                  "generator every epoch, and load_state restores that generator as the checkpoint left it, after "
-                  "epoch " + std::to_string(r.epoch) + "'s draw, so the restarted epoch " + std::to_string(r.epoch) +
-                  " is shuffled like the uninterrupted epoch " + std::to_string(r.epoch + 1) + ".");
-  } else if (is_random_sampler(c) && (r.epoch > 0)) {
-    out.push_back("The RandomSampler's own generator (the one Accelerate synchronises from rank 0) is not in the "
-                  "checkpoint: the restarted job starts it afresh, so epoch " + std::to_string(r.epoch) +
-                  " gets epoch 0's order, and every later epoch the order of " + std::to_string(r.epoch) +
-                  std::string(r.epoch == 1 ? " epoch" : " epochs") + " earlier.");
-  }
-  if (is_seedable(c) && !r.loop_set_epoch) {
-    if (r.epoch > 0) {
-      out.push_back("The SeedableRandomSampler seeds each epoch with data_seed + the loader's iteration counter, which "
-                    "save_state does not save (Accelerate 1.15 saves a map-style loader's sampler not at all): without "
-                    "set_epoch the restarted epoch " + std::to_string(r.epoch) + " is shuffled as epoch 0.");
-    }
-    if (r.mode == ResumeMode::SkipFirstBatches && later_epochs) {
-      out.push_back("skip_first_batches returns a new loader that counts its own passes, so the prepared loader's counter "
-                    "has not moved when epoch " + std::to_string(r.epoch + 1) +
-                    " starts: without set_epoch it replays an earlier epoch's order.");
-    }
+  const std::string release = c.job.prepare.release.name();
+  const std::string E = std::to_string(r.epoch);
+  switch (shuffle_source(c)) {
+    case ShuffleSource::GlobalEachEpoch:
+      out.push_back(std::string(world == 1 ? "With one process the RandomSampler has no generator of its own"
+                                           : "In Accelerate " + release + " each rank's RandomSampler has no generator of its own") +
+                    ": it draws a seed from torch's global generator every epoch, and load_state restores that generator "
+                    "as the checkpoint left it, after epoch " + E + "'s draw, so the restarted epoch " + E +
+                    " is shuffled like the uninterrupted epoch " + std::to_string(r.epoch + 1) + ".");
+      break;
+    case ShuffleSource::OwnGenerator:
+      if (r.epoch > 0) {
+        out.push_back("The RandomSampler's own generator (the one Accelerate synchronises from rank 0) is not in the "
+                      "checkpoint: the restarted job starts it afresh, so epoch " + E +
+                      " gets epoch 0's order, and every later epoch the order of " + E +
+                      std::string(r.epoch == 1 ? " epoch" : " epochs") + " earlier.");
+      }
+      break;
+    case ShuffleSource::Accumulating:
+      if (r.epoch > 0) {
+        out.push_back("Accelerate " + release + "'s SeedableRandomSampler adds to its seed after every pass, and the "
+                      "checkpoint does not hold it: the restarted job's sampler starts from its first seed, so epoch " + E +
+                      " is shuffled as epoch 0.");
+      }
+      break;
+    case ShuffleSource::EpochSeeded:
+      if (!r.loop_set_epoch) {
+        if (r.epoch > 0) {
+          out.push_back("The SeedableRandomSampler seeds each epoch with data_seed + the loader's iteration counter, "
+                        "which save_state does not save (no release saves a map-style loader's sampler): without "
+                        "set_epoch the restarted epoch " + E + " is shuffled as epoch 0.");
+        }
+        if (r.mode == ResumeMode::SkipFirstBatches && later_epochs) {
+          out.push_back("skip_first_batches returns a new loader that counts its own passes, so the prepared loader's "
+                        "counter has not moved when epoch " + std::to_string(r.epoch + 1) +
+                        " starts: without set_epoch it replays an earlier epoch's order.");
+        }
+      } else if (r.mode == ResumeMode::SkipFirstBatches && r.epoch > 0 &&
+                 skip_resets_seedable_epoch(c.job.prepare.release)) {
+        out.push_back("In Accelerate " + release + " the loader skip_first_batches returns starts at iteration 0 and "
+                      "hands it to the sampler when its pass starts, undoing set_epoch: the restarted epoch " + E +
+                      " is shuffled as epoch 0.");
+      }
+      break;
+    case ShuffleSource::None:
+    case ShuffleSource::FrozenEpoch: break;
   }
   if (r.mode == ResumeMode::Stateful) {
     const std::vector<StatefulLoaderState> states = sim::saved_loader_states(c);

@@ -261,6 +261,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
     s.replay_reason = own_streams_reason(c.loader);
   }
   try {
+    sim::check_release_keywords(c);
     if (!s.replay_reason.empty()) {
       analyze_by_replay(c, s, strip_bins, progress);
       return s;

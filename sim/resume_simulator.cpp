@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/accelerate_release.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "broadcast_replay.hpp"
 #include "simulator.hpp"
@@ -90,6 +91,12 @@ StatefulLoaderState restored_state(const trace::ResumeCase& c, const std::vector
   return states.at(0);
 }
 
+// The script stops where the release raises; the recorder writes the group's error on each of its ranks (every rank
+// raises the same) and none of that group's batches.
+trace::ErrorRecord group_error(const char* group, const AccelerateError& e) {
+  return trace::ErrorRecord{group, std::string(python_name(e.type())), e.message(), std::nullopt};
+}
+
 }  // namespace
 
 std::vector<StatefulLoaderState> saved_loader_states(const trace::ResumeCase& c) {
@@ -99,8 +106,16 @@ std::vector<StatefulLoaderState> saved_loader_states(const trace::ResumeCase& c)
 trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
   const auto& spec = c.resume;
   const std::int64_t world = c.job.prepare.num_processes;
-  FirstJob first = run_first_job(c);
   trace::ResumeTrace out;
+  FirstJob first;
+  try {
+    check_release_keywords(c.job);
+    first = run_first_job(c);
+  } catch (const AccelerateError& e) {
+    // The restarted group runs the same start-up and fails the same way: the first group's error is recorded.
+    for (std::int64_t r = 0; r < world; ++r) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, group_error("first_group", e)});
+    return out;
+  }
   out.ranks = std::move(first.ranks);
   const auto& saved = first.generators;
   trace::LoaderCase job2 = c.job;
@@ -119,28 +134,41 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
   const RestoredPass restored = stateful ? pass_after_load(restored_state(c, first.loader_states)) : RestoredPass{};
   const std::int64_t skip = stateful ? restored.skipped_batches : spec.skip.value_or(spec.step);
   auto log2 = std::make_shared<std::vector<std::vector<std::int64_t>>>();
-  for (std::int64_t r = 0; r < world2; ++r) {
-    if (r >= world) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
-    auto& rec = out.ranks[static_cast<std::size_t>(r)];
-    DataLoaderShard loader = sharded(job2, r);
-    // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
-    // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
-    if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);
-    // load_state hands the StatefulDataLoader the saved state, which drops the iterator prepare built.
-    if (stateful) loader.load_state_dict();
-    BroadcastReplay comm(log2, r, world2);
-    for (std::int64_t e = spec.epoch; e < c.job.epochs; ++e) {
-      if (spec.loop_set_epoch) loader.set_epoch(e);
-      if (e != spec.epoch || spec.mode == trace::ResumeMode::None) {
-        rec.resumed.push_back(batches_of(loader.iterate(&comm), 0));
-      } else if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0) {
-        DataLoaderShard skipped = loader.skip_first_batches(skip);
-        rec.resumed.push_back(batches_of(skipped.iterate(&comm), 0));
-      } else if (stateful) {
-        rec.resumed.push_back(batches_of(loader.iterate(&comm, restored), 0));
-      } else {
-        rec.resumed.push_back(batches_of(loader.iterate(&comm), skip));
+  for (std::int64_t r = world; r < world2; ++r) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
+  try {
+    // Before 0.16.0 the restarted loop's accelerator.skip_first_batches is no method at all.
+    if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0 && !has_skip_first_batches(c.job.prepare.release)) {
+      throw AccelerateError(PyErrorType::AttributeError, "skip_first_batches",
+                            "'Accelerator' object has no attribute 'skip_first_batches'");
+    }
+    for (std::int64_t r = 0; r < world2; ++r) {
+      auto& rec = out.ranks[static_cast<std::size_t>(r)];
+      DataLoaderShard loader = sharded(job2, r);
+      // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
+      // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
+      if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);
+      // load_state hands the StatefulDataLoader the saved state, which drops the iterator prepare built.
+      if (stateful) loader.load_state_dict();
+      BroadcastReplay comm(log2, r, world2);
+      for (std::int64_t e = spec.epoch; e < c.job.epochs; ++e) {
+        if (spec.loop_set_epoch) loader.set_epoch(e);
+        if (e != spec.epoch || spec.mode == trace::ResumeMode::None) {
+          rec.resumed.push_back(batches_of(loader.iterate(&comm), 0));
+        } else if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0) {
+          DataLoaderShard skipped = loader.skip_first_batches(skip);
+          rec.resumed.push_back(batches_of(skipped.iterate(&comm), 0));
+        } else if (stateful) {
+          rec.resumed.push_back(batches_of(loader.iterate(&comm, restored), 0));
+        } else {
+          rec.resumed.push_back(batches_of(loader.iterate(&comm), skip));
+        }
       }
+    }
+  } catch (const AccelerateError& e) {
+    for (std::int64_t r = 0; r < world2; ++r) {
+      auto& rec = out.ranks[static_cast<std::size_t>(r)];
+      rec.resumed.clear();
+      rec.error = group_error("second_group", e);
     }
   }
   return out;

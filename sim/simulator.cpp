@@ -259,10 +259,7 @@ trace::Trace simulate(const trace::LoaderCase& config) {
       }
     }
     // Options the release does not have: Accelerator(...) / prepare_data_loader(...) raise TypeError.
-    for (const std::string& keyword : config.keywords) {
-      check_keyword(config.prepare.release,
-                    config.api == "accelerator" ? KeywordSite::Accelerator : KeywordSite::PrepareDataLoader, keyword);
-    }
+    check_release_keywords(config);
     // Configuration errors are the same on every rank: rank 0 reports them for the case.
     (void)prepare_data_loader(config.loader, options_for_rank(config, 0));
     // Ranks that share their epoch orders draw each once (ranks that shuffle differently share none).
@@ -373,6 +370,13 @@ trace::Trace simulate(const trace::RandpermCase& config) {
   trace::Trace t;
   t.body = std::move(out);
   return t;
+}
+
+void check_release_keywords(const trace::LoaderCase& config) {
+  for (const std::string& keyword : config.keywords) {
+    check_keyword(config.prepare.release,
+                  config.api == "accelerator" ? KeywordSite::Accelerator : KeywordSite::PrepareDataLoader, keyword);
+  }
 }
 
 std::optional<DataLoaderShard> prepared_shard(const trace::LoaderCase& job, std::int64_t rank) {

@@ -37,6 +37,10 @@ trace::Trace simulate_case(const trace::CaseConfig& config);
 trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm = nullptr,
                                 std::shared_ptr<DrawMemo> draws = nullptr);
 
+// The options the script passes by name that its release does not have: Accelerator(...) (api "accelerator") or
+// prepare_data_loader(...) raises AccelerateError(TypeError) for the first, before anything else runs.
+void check_release_keywords(const trace::LoaderCase& config);
+
 // torch.initial_seed() of rank r's process. With torch_manual_seed the user's seed (plus the rank with
 // seed_per_rank); without it torch seeds every process from the OS, so each rank gets its own
 // unpredictable seed, stood in for here by a fixed per-rank value (the order is one possible run).

@@ -21,6 +21,8 @@ def key(doc, full):
         e = r.get("error")
         if "steps" in r:  # metrics
             out.append((e and e["type"], [(s["batch"], s["gather_for_metrics"]) for s in r["steps"]]))
+        elif "resumed" in r:  # resume: the two jobs' batches
+            out.append((e and e["type"], r["uninterrupted"], r["resumed"]))
         else:
             passes = [(p["batches"], p["error"] and p["error"]["type"]) + ((p["end_of_dataloader"], p["remainder"],
                       p["iteration_after"], p["sampler_epoch_after"]) if full else ()) for p in r["epochs"]]
