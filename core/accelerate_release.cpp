@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "error.hpp"
+#include "mutation.hpp"
 
 namespace accel {
 namespace {
@@ -54,7 +55,10 @@ ShuffleGeneratorRule shuffle_generator_rule(AccelerateRelease r) noexcept {
   if (r < v(0, 25, 0)) return ShuffleGeneratorRule::SeedableFrozenEpoch;        // 0.24.x (#2057)
   if (r < v(0, 26, 0)) return ShuffleGeneratorRule::SeedableAccumulating;       // 0.25.0 (#2110)
   if (r < v(0, 30, 0)) return ShuffleGeneratorRule::GlobalGeneratorPerEpoch;    // 0.26.0 - 0.29.3
-  if (r < v(1, 6, 0)) return ShuffleGeneratorRule::UnseededSynchronised;        // 0.30.0 - 1.5.2 (#3398)
+  if (r < v(1, 6, 0)) {                                                          // 0.30.0 - 1.5.2 (#3398)
+    return mutant(Mutation::GlobalPerEpochRuleThrough15) ? ShuffleGeneratorRule::GlobalGeneratorPerEpoch
+                                                         : ShuffleGeneratorRule::UnseededSynchronised;
+  }
   return ShuffleGeneratorRule::SeededFromGlobalAtPrepare;                       // 1.6.0 on (#3459)
 }
 

@@ -58,6 +58,8 @@ enum class Mutation {
                                       // global generator (1.6's rule) instead of leaving it unseeded
   ShuffleRuleReachesSequential,       // an older release's shuffle rule also replaces an unshuffled loader's
                                       // SequentialSampler
+  GlobalPerEpochRuleThrough15,        // 0.30.0-1.5.2 draw every pass's seed from the global generator (0.26-0.29's
+                                      // rule) instead of keeping an unseeded generator of the loader's own
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -11,10 +11,19 @@
 // 10b. One process, torch's RandomSampler, set_seed: the sampler draws from the global generator, which
 //      load_state restores as the checkpoint left it (after epoch E's draw), so the restarted epoch E is
 //      the uninterrupted epoch E+1 from batch S on (resume-rand-n1-*), for any S >= 1.
+// 10c. Several processes, torch's RandomSampler, in the releases that draw every pass's seed from each rank's global
+//      generator (0.26.0 - 0.29.3, core/accelerate_release.hpp GlobalGeneratorPerEpoch): load_state restores that
+//      generator after epoch E's draw, so the restarted epoch E is the uninterrupted epoch E+1 from batch S on
+//      (recorded: golden/cases-releases/0.2{6,8,9}*/rel-resume-rand-n2-*).
+// 10d. Several processes, torch's RandomSampler, in the releases that give it a generator of its own (0.14.0 -
+//      0.23.0 and 0.30.0 on, but 1.5.0 - 1.5.1 on torch 1.13): the checkpoint does not hold it and the restarted
+//      job makes it afresh, so the restarted epoch E is the uninterrupted epoch 0 from batch S on (recorded:
+//      rel-resume-rand-n2-* of 0.14.0 - 0.22.0, 0.30.1 - 1.4.0, 1.5.2 - 1.15.0).
 #include <rapidcheck.h>
 
 #include <algorithm>
 
+#include "core/accelerate_release.hpp"
 #include "properties.hpp"
 #include "sim/resume_simulator.hpp"
 #include "trace/trace_json.hpp"
@@ -96,6 +105,39 @@ void single_process_random_resume_draws_the_next_epoch() {
   const auto& rank = t.ranks.at(0);
   const auto next = static_cast<std::size_t>(c.resume.epoch + 1);
   RC_ASSERT(rank.resumed.at(0) == from(rank.uninterrupted.at(next), c.resume.step));
+}
+
+namespace {
+
+// Draws a multi-process RandomSampler resume in one of `releases`, checkpointed after S >= 1 batches (S = 0 saves
+// before epoch E's draw), resumed by continue, or by skip_first_batches where the release has it.
+trace::ResumeCase drawn_release_case(const std::vector<std::string>& releases) {
+  trace::ResumeCase c = drawn_case(*rc::gen::inRange<std::int64_t>(2, 5), false, 2);
+  c.job.prepare.release = modelled_release(*rc::gen::elementOf(releases));
+  c.resume.step = std::max<std::int64_t>(1, c.resume.step);
+  c.resume.mode = has_skip_first_batches(c.job.prepare.release)
+                      ? *rc::gen::element(trace::ResumeMode::SkipFirstBatches, trace::ResumeMode::Continue)
+                      : trace::ResumeMode::Continue;
+  RC_LOG() << "Accelerate " << c.job.prepare.release.name() << ", " << c.job.prepare.num_processes << " ranks, "
+           << c.job.loader.dataset_len << " samples, batch " << c.job.loader.batch_size << ", resume at "
+           << c.resume.epoch << ":" << c.resume.step << " (" << trace::mode_name(c.resume.mode) << ")\n";
+  return c;
+}
+
+}  // namespace
+
+void global_generator_releases_resume_on_the_next_epoch() {
+  const trace::ResumeCase c = drawn_release_case({"0.26.1", "0.27.2", "0.28.0", "0.29.3"});
+  const auto t = run(c);
+  const auto next = static_cast<std::size_t>(c.resume.epoch + 1);
+  for (const auto& rank : t.ranks) RC_ASSERT(rank.resumed.at(0) == from(rank.uninterrupted.at(next), c.resume.step));
+}
+
+void own_generator_releases_resume_on_epoch_zero() {
+  const trace::ResumeCase c = drawn_release_case({"0.14.0", "0.16.0", "0.20.3", "0.23.0", "0.30.1", "0.34.2", "1.0.1",
+                                                  "1.4.0", "1.5.2", "1.6.0", "1.8.1", "1.13.0", "1.15.0"});
+  const auto t = run(c);
+  for (const auto& rank : t.ranks) RC_ASSERT(rank.resumed.at(0) == from(rank.uninterrupted.at(0), c.resume.step));
 }
 
 }  // namespace accel::props

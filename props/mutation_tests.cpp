@@ -89,6 +89,9 @@ ACCEL_MUTANT(SchedulerStepsAfterSkippedStep_Direct, SchedulerStepsAfterSkippedSt
 ACCEL_MUTANT(OneCycleGuardMissing_OneCycle, OneCycleGuardMissing, one_cycle_never_passes_total_steps_without_split)
 ACCEL_MUTANT(SetEpochLeavesCounter_ExactResume, SetEpochLeavesCounter, seedable_set_epoch_resume_is_exact)
 ACCEL_MUTANT(RngStateNotRestored_SingleProcessResume, RngStateNotRestored, single_process_random_resume_draws_the_next_epoch)
+ACCEL_MUTANT(RngStateNotRestored_ReleasesResume, RngStateNotRestored, global_generator_releases_resume_on_the_next_epoch)
+ACCEL_MUTANT(GlobalPerEpochRuleThrough15_ReleasesResume, GlobalPerEpochRuleThrough15,
+             own_generator_releases_resume_on_epoch_zero)
 ACCEL_MUTANT(GatherForMetricsKeepsPadding_EvenMapShards, GatherForMetricsKeepsPadding,
              gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_MUTANT(MeshIgnoresCp_Groups, MeshIgnoresCp, mesh_groups_share_batches_and_data_ranks_run_the_plain_job)

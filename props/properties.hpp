@@ -38,6 +38,8 @@ void one_cycle_never_passes_total_steps_without_split();
 // 10. checkpoint_props.cpp
 void seedable_set_epoch_resume_is_exact();
 void single_process_random_resume_draws_the_next_epoch();
+void global_generator_releases_resume_on_the_next_epoch();
+void own_generator_releases_resume_on_epoch_zero();
 // 11. eval_props.cpp
 void gather_for_metrics_is_exact_on_even_map_shards();
 void gather_object_metrics_are_exact_when_dispatched();
