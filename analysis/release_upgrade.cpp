@@ -6,8 +6,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "analysis/eval_metrics.hpp"
+#include "analysis/resume_what_if.hpp"
 #include "core/accelerate_release.hpp"
+#include "core/error.hpp"
 #include "sim/rank_ranges.hpp"
+#include "trace/trace_json.hpp"
 #include "sim/simulator.hpp"
 
 namespace accel::analysis {
@@ -165,7 +169,83 @@ void add_rules(const trace::LoaderCase& from, const trace::LoaderCase& to, Upgra
   }
 }
 
+std::string accelerate_error_text(const AccelerateError& e) {
+  return std::string(python_name(e.type())) + " in " + e.where() + ": " + e.message();
+}
+
+std::string count_of(std::int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string resume_label(const trace::ResumeCase& c) {
+  return "resume from save_state at epoch " + std::to_string(c.resume.epoch) + ", step " + std::to_string(c.resume.step) +
+         ", with " + trace::mode_name(c.resume.mode) + (c.resume.loop_set_epoch ? " and set_epoch in the loop" : "");
+}
+
+std::string metrics_label(const trace::MetricsCase& c) {
+  return std::string(c.use_gather_object ? "gather_object" : "gather_for_metrics") + " over one pass of this loader" +
+         (c.break_after ? " (the loop breaks at step " + std::to_string(*c.break_after) + ")" : "");
+}
+
 }  // namespace
+
+std::string resume_outcome(const trace::ResumeCase& config) {
+  try {
+    const ResumeOutcome o = compare_resume(config);
+    if (o.identical) return "identical to the uninterrupted job";
+    std::vector<std::int64_t> differing;
+    for (const ResumeEpochOutcome& e : o.epochs)
+      if (!e.identical) differing.push_back(e.epoch);
+    std::string out = "not identical in " + std::string(differing.size() == 1 ? "epoch " : "epochs ") +
+                      sim::rank_ranges(differing);
+    if (o.extra.count == 0 && o.missing.count == 0) return out + " (the same samples, in another order)";
+    return out + ": " + count_of(o.extra.count, "sample", "samples") + " trained again, " +
+           count_of(o.missing.count, "sample", "samples") + " never trained";
+  } catch (const AccelerateError& e) {
+    return "fails: " + accelerate_error_text(e);
+  } catch (const trace::ConfigError& e) {
+    return std::string("cannot be simulated: ") + e.what();
+  }
+}
+
+std::string metrics_outcome(const trace::MetricsCase& config) {
+  try {
+    const EvalOutcome o = evaluate(config);
+    if (o.error) return "fails: " + *o.error;
+    std::string out;
+    if (o.failure) {
+      out = "never finishes: " + *o.failure +
+            (o.failure_step ? " (step " + std::to_string(*o.failure_step) + ")" : std::string()) + "; ";
+    }
+    const std::int64_t n = config.loader.loader.dataset_len;
+    if (o.exact()) return "exact: each of the " + count_of(n, "sample", "samples") + " once";
+    std::vector<std::string> off;
+    if (o.metric_duplicates.count > 0) off.push_back(count_of(o.metric_duplicates.count, "duplicate", "duplicates"));
+    if (o.metric_missing.count > 0) off.push_back(std::to_string(o.metric_missing.count) + " missing");
+    std::string why;
+    for (const std::string& x : off) why += (why.empty() ? "" : ", ") + x;
+    return out + "inexact: the metric gets " + count_of(o.metric_samples, "value", "values") + " for " +
+           count_of(n, "sample", "samples") + (why.empty() ? std::string() : " (" + why + ")");
+  } catch (const AccelerateError& e) {
+    return "fails: " + accelerate_error_text(e);
+  } catch (const trace::ConfigError& e) {
+    return std::string("cannot be simulated: ") + e.what();
+  }
+}
+
+UpgradeReport upgrade_report(const UpgradeSide& from, const UpgradeSide& to, std::vector<std::string> not_compared) {
+  UpgradeReport out = upgrade_report(from.loader, to.loader);
+  out.not_compared = std::move(not_compared);
+  const auto compare = [&](const std::string& label, const std::string& before, const std::string& after) {
+    out.outcomes.push_back({label, before, after});
+    if (before != after) out.changes.push_back({label, before + " -> " + after});
+  };
+  if (from.resume && to.resume) compare(resume_label(*from.resume), resume_outcome(*from.resume), resume_outcome(*to.resume));
+  if (from.metrics && to.metrics) {
+    compare(metrics_label(*from.metrics), metrics_outcome(*from.metrics), metrics_outcome(*to.metrics));
+  }
+  return out;
+}
 
 UpgradeReport upgrade_report(const trace::LoaderCase& from, const trace::LoaderCase& to) {
   UpgradeReport out;

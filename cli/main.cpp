@@ -391,23 +391,80 @@ std::string modelled_version(const std::string& text, const std::string& flag) {
   }
 }
 
+// The checkpoint the upgrade compares when the user names none: the middle of epoch 1 (epoch 0 for a one-epoch job),
+// where a restarted job's order depends most on what the release saves; "E:S" for --resume-at. `config` is one
+// release's; raises what building or sizing its resume raises.
+std::string default_checkpoint(const Json& config, accel::cli::ResumeFlags flags, std::int64_t grad_accum) {
+  std::optional<std::string> conversion;
+  const std::int64_t epoch = config.value("epochs", std::int64_t{1}) > 1 ? 1 : 0;
+  flags.at = std::to_string(epoch) + ":0";
+  const accel::trace::ResumeCase c = flags.resume_case(config, grad_accum, conversion);
+  return std::to_string(epoch) + ":" + std::to_string(accel::analysis::batches_per_epoch(c) / 2);
+}
+
+std::optional<accel::trace::MetricsCase> upgrade_metrics(const accel::trace::LoaderCase& loader,
+                                                         const accel::cli::EvalFlags& eval,
+                                                         std::vector<std::string>& not_compared) {
+  try {
+    return eval.metrics_case(loader);
+  } catch (const accel::trace::ConfigError& e) {
+    not_compared.push_back(std::string("metrics: ") + e.what());
+  }
+  return std::nullopt;
+}
+
 // accel-sim upgrade --from X --to Y [loader flags]: the configuration under both releases, and what changes per rank.
-int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flags, const std::string& config_path) {
+int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flags, const std::string& config_path,
+                const accel::cli::ResumeFlags& resume_flags, std::int64_t grad_accum, const accel::cli::EvalFlags& eval) {
   if (!flags.accelerate_version.empty()) {
     throw accel::trace::ConfigError("--accelerate-version: not with upgrade (--from X --to Y name the two releases)");
   }
-  const auto loader_case = [&](const std::string& version) {
+  // Both sides are simulated at the same checkpoint: the user's, else one sized by the job as it runs today (or, where
+  // that release rejects the job, by the release upgraded to).
+  std::vector<std::string> not_compared;
+  accel::cli::ResumeFlags resume = resume_flags;
+  const auto config_of = [&](const std::string& version) {
     flags.accelerate_version = modelled_version(version, version == from ? "--from" : "--to");
     Json config = config_from(config_path, flags);
     if (!config_path.empty()) config["accelerate_version"] = flags.accelerate_version;
+    return config;
+  };
+  if (!resume.enabled()) {
+    std::string why;
+    for (const std::string& version : {from, to}) {
+      try {
+        resume.at = default_checkpoint(config_of(version), resume, grad_accum);
+        break;
+      } catch (const accel::trace::ConfigError& e) {
+        why = e.what();
+        break;  // the configuration's shape, the same under every release
+      } catch (const accel::AccelerateError& e) {
+        why = "Accelerate " + version + " rejects the job (" + e.message() + ")";
+      }
+    }
+    if (!resume.enabled()) not_compared.push_back("resume (--resume-at E:S): " + why);
+  }
+  const auto side = [&](const std::string& version) {
+    const Json config = config_of(version);
     const auto parsed = accel::trace::parse_config(config);
     const auto* c = std::get_if<accel::trace::LoaderCase>(&parsed);
     if (!c) throw accel::trace::ConfigError("upgrade: the config must describe a data loader (prepare_data_loader)");
-    return *c;
+    accel::analysis::UpgradeSide s{*c, std::nullopt, std::nullopt};
+    if (resume.enabled()) {
+      std::optional<std::string> conversion;
+      s.resume = resume.resume_case(config, grad_accum, conversion);
+    }
+    std::vector<std::string> reasons;
+    s.metrics = upgrade_metrics(*c, eval, reasons);
+    for (std::string& r : reasons) {
+      if (std::find(not_compared.begin(), not_compared.end(), r) == not_compared.end()) not_compared.push_back(std::move(r));
+    }
+    return s;
   };
-  const accel::trace::LoaderCase before = loader_case(from);
-  const accel::trace::LoaderCase after = loader_case(to);
-  const auto report = accel::analysis::upgrade_report(before, after);
+  const accel::analysis::UpgradeSide before_side = side(from);
+  const accel::analysis::UpgradeSide after_side = side(to);
+  const accel::trace::LoaderCase& before = before_side.loader;
+  const auto report = accel::analysis::upgrade_report(before_side, after_side, not_compared);
   std::string job = (before.api == "accelerator" ? "Accelerator.prepare, " : "prepare_data_loader, ") +
                     std::to_string(before.prepare.num_processes) + (before.prepare.num_processes == 1 ? " rank, " : " ranks, ") +
                     std::to_string(before.loader.dataset_len) + " samples (" +
@@ -739,6 +796,9 @@ struct CommandLine {
   CLI::App* upgrade_cmd = nullptr;
   std::string upgrade_from, upgrade_to, upgrade_config;
   LoaderFlags upgrade_flags;
+  accel::cli::ResumeFlags upgrade_resume;
+  accel::cli::EvalFlags upgrade_eval;
+  std::int64_t upgrade_grad_accum = 1;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
   std::string compare_config_path;
@@ -879,6 +939,11 @@ struct CommandLine {
     upgrade_cmd->add_option("--config", upgrade_config, "JSON file with a `config` object instead of the flags")
         ->check(accel::cli::non_empty("a FILE, or - for stdin"));
     upgrade_flags.add_to(*upgrade_cmd);
+    // The resume and the evaluation are always compared; these flags say which (the what-if's meaning).
+    upgrade_resume.add_to(*upgrade_cmd);
+    upgrade_eval.add_to(*upgrade_cmd, /*with_switch=*/false);
+    accel::cli::add_integer(*upgrade_cmd, "--grad-accum", upgrade_grad_accum,
+                "gradient accumulation steps (with --resume-at-step: the optimizer step's batches)");
   }
   void add_compare_flags() {
     compare_cmd->add_flag("--reference", compare_reference,
@@ -961,7 +1026,8 @@ int run_cli(int argc, char** argv) {
     if (*cl.upgrade_cmd) {
       if (!cl.upgrade_config.empty())
         refuse_alongside(*cl.upgrade_cmd, "--config", "the file's config is simulated as it is", {"--from", "--to"});
-      return run_upgrade(cl.upgrade_from, cl.upgrade_to, cl.upgrade_flags, cl.upgrade_config);
+      return run_upgrade(cl.upgrade_from, cl.upgrade_to, cl.upgrade_flags, cl.upgrade_config, cl.upgrade_resume,
+                         cl.upgrade_grad_accum, cl.upgrade_eval);
     }
     if (*cl.run_cmd) apply_launch_setup(cl.run_loader, nullptr, *cl.run_cmd);
     if (*cl.launch_cmd) apply_launch_setup(cl.launch_loader, nullptr, *cl.launch_cmd);

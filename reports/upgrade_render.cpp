@@ -8,8 +8,20 @@ void render_upgrade(std::ostream& os, const analysis::UpgradeReport& r, const st
     os << "\n  release rules this configuration meets that differ:\n";
     for (const std::string& rule : r.rules) os << "    " << rule << "\n";
   }
+  bool unchanged = false;
+  for (const auto& o : r.outcomes) {
+    if (o.before != o.after) continue;  // listed with the changes
+    if (!unchanged) os << "\n  also simulated under both releases, the same:\n";
+    unchanged = true;
+    os << "    " << o.label << ": " << o.before << "\n";
+  }
+  if (!r.not_compared.empty()) {
+    os << "\n  not compared:\n";
+    for (const std::string& why : r.not_compared) os << "    " << why << "\n";
+  }
   if (r.nothing_changes()) {
-    os << "\nnothing changes: every rank gets the same batches, steps, errors and counters under both releases\n";
+    os << "\nnothing changes: every rank gets the same batches, steps, errors and counters under both releases";
+    os << (r.outcomes.empty() ? "\n" : ", and the resume and the metric come out the same\n");
     return;
   }
   os << "\n  what changes (before -> after):\n";

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 29: every Accelerate release from 0.14.0 on. The recordings of golden/cases-releases (19 releases x 34 cases,
+# Issue 29: every Accelerate release from 0.14.0 on. The recordings of golden/cases-releases (19 releases x 45 cases,
 # each release installed unmodified from PyPI, torch 1.13) all match the simulator, release by release, with the
 # counts checked so the set cannot shrink silently; --accelerate-version reproduces the acceptance recording (0.28.0)
 # and differs from 1.15.0 there; `upgrade` lists the order change on that job and says nothing changes on a
-# sequential one; `check --accelerate-versions` gates per release; versions outside 0.14.0 - 1.15.0 are refused
+# sequential one, and compares the resume and the metric; `check --accelerate-versions` gates per release; versions outside 0.14.0 - 1.15.0 are refused
 # (exit 2) naming the range.
 set -u
 bin=$1
@@ -86,6 +86,33 @@ exits "... and the skipped loader's iteration" 0 "loader.iteration after the pas
   "$bin" upgrade --from 1.14.0 --to 1.15.0 --config "$releases/1.14.0/rel-accel-seedable-skip-n2-b3-l23-k1-s42.json"
 exits "upgrade takes a config file" 0 "order changes" \
   "$bin" upgrade --from 0.24.1 --to 0.25.0 --config "$releases/0.24.1/rel-accel-shuffle-n2-b3-l23-s42.json"
+
+# upgrade also compares a resume (the user's checkpoint, else one it names) and the metric.
+seedable_job="--ranks 2 --dataset-len 23 --batch-size 3 --shuffle --set-seed 42 --epochs 3 --use-seedable-sampler --loop-set-epoch"
+exits "upgrade 1.7.0 -> 1.15.0: the set_epoch resume becomes identical (#4071)" 0 \
+  "with skip_first_batches and set_epoch in the loop: not identical in epoch 1: 6 samples trained again, 6 samples never trained -> identical to the uninterrupted job" \
+  "$bin" upgrade --from 1.7.0 --to 1.15.0 $seedable_job
+exits "upgrade 1.7.0 -> 1.15.0 at the user's checkpoint in epoch 0: nothing changes" 0 "^nothing changes" \
+  "$bin" upgrade --from 1.7.0 --to 1.15.0 $seedable_job --resume-at 0:3
+exits "upgrade 0.14.0 -> 0.16.0: skip_first_batches appears, the metric becomes exact" 0 \
+  "inexact: the metric gets 6 values for 12 samples (6 missing) -> exact: each of the 12 samples once" \
+  "$bin" upgrade --from 0.14.0 --to 0.16.0 --ranks 2 --dataset-len 12 --batch-size 3
+exits "... and the resume stops failing" 0 \
+  "fails: AttributeError in the restarted job: 'Accelerator' object has no attribute 'skip_first_batches' -> identical" \
+  "$bin" upgrade --from 0.14.0 --to 0.16.0 --ranks 2 --dataset-len 12 --batch-size 3
+exits "upgrade of an iterable job: the resume is not compared, and says why" 0 \
+  "resume (--resume-at E:S): --dataset: the resume what-if models map-style datasets only" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 --ranks 2 --dataset-len 9 --batch-size 2 --dataset iterable
+exits "upgrade --resume-at past the job's epochs is bad input" 2 "--resume-at: epoch 5 is not below --epochs 2" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 $acc --epochs 2 --resume-at 5:0
+exits "upgrade --resume-with an unknown mode is bad input" 2 "--resume-with: must be one of" \
+  "$bin" upgrade --from 0.28.0 --to 1.15.0 $acc --resume-at 0:1 --resume-with later
+exits "the resume what-if on 0.14.0: skip_first_batches does not exist" 2 \
+  "'Accelerator' object has no attribute 'skip_first_batches'" \
+  "$bin" --accelerate-version 0.14.0 --ranks 2 --dataset-len 12 --batch-size 3 --resume-at 0:1
+exits "the resume what-if on 0.28.0 says why the restarted epoch differs" 0 \
+  "In Accelerate 0.28.0 each rank's RandomSampler has no generator of its own" \
+  "$bin" --accelerate-version 0.28.0 --ranks 2 --dataset-len 23 --batch-size 3 --shuffle --set-seed 42 --epochs 3 --resume-at 1:2
 
 # check over several releases: results labelled by release.
 exits "check --accelerate-versions labels each result" 1 "FAIL no-duplicates (Accelerate 0.28.0, first pass)" \
