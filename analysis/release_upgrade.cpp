@@ -163,6 +163,18 @@ void add_rules(const trace::LoaderCase& from, const trace::LoaderCase& to, Upgra
     };
     rule("skip_first_batches", skip(a), skip(b));
   }
+  if (from.loader.hf_dataset) {
+    const auto shard = [](HfShardRule r) -> std::string {
+      switch (r) {
+        case HfShardRule::None: return "always an IterableDatasetShard";
+        case HfShardRule::ReadsMissingNShard: return "reads dataset.n_shard (AttributeError)";
+        case HfShardRule::MoreShardsThanRanks: return ".shard() with more shards than processes";
+        case HfShardRule::AtLeastAsManyShards: return ".shard() with at least as many shards as processes";
+      }
+      return "?";
+    };
+    rule("a datasets.IterableDataset", shard(hf_shard_rule(a)), shard(hf_shard_rule(b)));
+  }
   if (from.set_epoch) {
     rule("set_epoch", has_loader_set_epoch(a) ? "on the loaders" : "absent (AttributeError)",
          has_loader_set_epoch(b) ? "on the loaders" : "absent (AttributeError)");

@@ -485,16 +485,25 @@ HfDatasetReport hf_dataset_report(const trace::LoaderCase& c) {
   const HfDatasetPath path = hf_dataset_path(c.loader, c.prepare);
   out.path = hf_dataset_path_name(path);
   const std::string n = std::to_string(out.n_shards), r = std::to_string(R);
+  // The comparison the release makes (hf_shard_rule): 1.14.0 on takes .shard() at n_shards >= R, 1.8.1 - 1.13 above R.
+  const HfShardRule rule = hf_shard_rule(c.prepare.release);
+  const bool strict = rule == HfShardRule::MoreShardsThanRanks;
+  const std::string release = c.prepare.release.name();
   switch (path) {
     case HfDatasetPath::Shard:
-      out.path_text = "dataset.shard(num_shards=" + r + ", index=rank): n_shards " + n + " >= num_processes " + r +
+      out.path_text = "dataset.shard(num_shards=" + r + ", index=rank): n_shards " + n + (strict ? " > " : " >= ") +
+                      "num_processes " + r +
                       " and batches are neither split nor dispatched, so every rank reads whole contiguous shards, "
                       "unpadded";
       break;
     case HfDatasetPath::IterableDatasetShard:
       out.path_text =
           std::string("IterableDatasetShard: ") +
-          (c.prepare.split_batches ? "split_batches=True" : "n_shards " + n + " < num_processes " + r) +
+          (c.prepare.split_batches             ? std::string("split_batches=True")
+           : rule == HfShardRule::None          ? "Accelerate " + release + " has no .shard() path (1.8.1 on)"
+           : strict                             ? "n_shards " + n + " <= num_processes " + r + " (Accelerate " +
+                                                      release + " takes .shard() only above it)"
+                                                : "n_shards " + n + " < num_processes " + r) +
           ", so every rank reads the whole stream and keeps its slice of each global batch (padded from the "
           "stream's start)";
       break;

@@ -468,7 +468,10 @@ int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flag
   std::string job = (before.api == "accelerator" ? "Accelerator.prepare, " : "prepare_data_loader, ") +
                     std::to_string(before.prepare.num_processes) + (before.prepare.num_processes == 1 ? " rank, " : " ranks, ") +
                     std::to_string(before.loader.dataset_len) + " samples (" +
-                    (before.loader.dataset_kind == accel::DatasetKind::Map ? "map-style" : "iterable") +
+                    (before.loader.hf_dataset              ? "datasets.IterableDataset"
+                     : before.loader.hf_map_shuffle_seed ? "datasets.Dataset"
+                     : before.loader.dataset_kind == accel::DatasetKind::Map ? "map-style"
+                                                                              : "iterable") +
                     (before.loader.shuffle ? ", shuffled" : "") + "), batch_size " +
                     std::to_string(before.loader.batch_size) + ", " + std::to_string(before.epochs) +
                     (before.epochs == 1 ? " epoch" : " epochs");

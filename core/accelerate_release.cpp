@@ -97,6 +97,13 @@ bool set_epoch_reaches_sharded_sampler(AccelerateRelease r) noexcept { return r 
 
 bool has_skip_first_batches(AccelerateRelease r) noexcept { return r >= v(0, 16, 0); }
 
+HfShardRule hf_shard_rule(AccelerateRelease r) noexcept {
+  if (r < v(1, 8, 0)) return HfShardRule::None;
+  if (r < v(1, 8, 1)) return HfShardRule::ReadsMissingNShard;
+  if (r < v(1, 14, 0) && !mutant(Mutation::HfShardAtLeastBefore114)) return HfShardRule::MoreShardsThanRanks;
+  return HfShardRule::AtLeastAsManyShards;
+}
+
 bool set_epoch_reaches_skipped_sampler(AccelerateRelease r) noexcept { return r >= v(1, 7, 0); }  // #3556
 
 bool skip_resets_seedable_epoch(AccelerateRelease r) noexcept {

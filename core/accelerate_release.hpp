@@ -114,6 +114,19 @@ bool loaders_are_adapters(AccelerateRelease release) noexcept;
 inline constexpr const char* kRecorderMapDatasetClass = "RangeDataset";
 inline constexpr const char* kRecorderIterableDatasetClass = "RangeIterableDataset";
 
+// ---- A HuggingFace datasets.IterableDataset that prepare_data_loader shards (several processes, batches neither
+// dispatched nor split): which rule picks `dataset.shard(num_processes, process_index)` over an IterableDatasetShard.
+enum class HfShardRule {
+  None,                 // before 1.8.0: always an IterableDatasetShard
+  ReadsMissingNShard,   // 1.8.0: reads `dataset.n_shard` (a typo): AttributeError, whatever the shard count
+  MoreShardsThanRanks,  // 1.8.1 - 1.13.x: .shard() when n_shards > num_processes
+  AtLeastAsManyShards,  // 1.14.0 on: .shard() when n_shards >= num_processes
+};
+HfShardRule hf_shard_rule(AccelerateRelease release) noexcept;
+// The oldest release whose HuggingFace datasets path golden/cases-releases records (rel-hf-*, torch 2.15): older ones
+// are refused rather than assumed to be 1.4.0.
+inline constexpr AccelerateRelease kOldestHfDatasetsRelease{1, 4, 0};
+
 // ---- GradientState.remainder and gather_for_metrics.
 // The loader computes `remainder` with drop_last too (before 0.24.0); from 0.24.0 it stays -1 with drop_last.
 bool remainder_with_drop_last(AccelerateRelease release) noexcept;

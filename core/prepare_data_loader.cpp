@@ -205,8 +205,17 @@ HfDatasetPath hf_dataset_path(const DataLoaderArgs& loader, const PrepareOptions
   if (options.num_processes == 1) return HfDatasetPath::Unsharded;
   // n_shards of the dataset as the script hands it over: every rank's split has as many shards.
   const HfIterableDataset user = hf_user_dataset(loader, 0, job_options.num_processes);
-  if (!options.split_batches && user.n_shards() >= options.num_processes && !mutant(Mutation::HfShardPathIgnored)) {
-    return HfDatasetPath::Shard;
+  if (options.split_batches || mutant(Mutation::HfShardPathIgnored)) return HfDatasetPath::IterableDatasetShard;
+  switch (hf_shard_rule(options.release)) {
+    case HfShardRule::MoreShardsThanRanks:
+      if (user.n_shards() > options.num_processes) return HfDatasetPath::Shard;
+      break;
+    case HfShardRule::AtLeastAsManyShards:
+      if (user.n_shards() >= options.num_processes) return HfDatasetPath::Shard;
+      break;
+    case HfShardRule::None:
+    case HfShardRule::ReadsMissingNShard:  // prepare_data_loader raises before it takes any path
+      break;
   }
   return HfDatasetPath::IterableDatasetShard;
 }
@@ -398,6 +407,10 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       it.workers = loader.workers;
       it.release = options.release;
       if (loader.hf_dataset) {
+        if (sharded && !options.split_batches && hf_shard_rule(options.release) == HfShardRule::ReadsMissingNShard) {
+          throw AccelerateError(PyErrorType::AttributeError, "prepare_data_loader",
+                                "'IterableDataset' object has no attribute 'n_shard'");
+        }
         it.hf_dataset = hf_rank_dataset(loader, job_options);
         // .shard() replaces the IterableDatasetShard: the loader batches the rank's own dataset.
         if (hf_dataset_path(loader, job_options) == HfDatasetPath::Shard) it.sharded = false;

@@ -97,9 +97,9 @@ struct PrepareOptions {
 
 using PreparedLoader = std::variant<DataLoaderShard, DataLoaderDispatcher>;
 
-// What prepare_data_loader does with a datasets.IterableDataset (Accelerate 1.15, data_loader.py): with several
-// processes and batches not dispatched, `dataset.shard(num_processes, process_index)` (whole contiguous shards per
-// rank, no padding) when the dataset has at least num_processes shards and batches are not split, otherwise an
+// What prepare_data_loader does with a datasets.IterableDataset (data_loader.py): with several processes and batches
+// not dispatched, `dataset.shard(num_processes, process_index)` (whole contiguous shards per rank, no padding) when
+// batches are not split and the release's hf_shard_rule takes it (1.14: at least num_processes shards), otherwise an
 // IterableDatasetShard around it; a dispatcher's rank 0 reads it whole; a single process reads it as it is.
 enum class HfDatasetPath { Shard, IterableDatasetShard, Dispatched, Unsharded };
 const char* hf_dataset_path_name(HfDatasetPath path) noexcept;

@@ -115,5 +115,6 @@ ACCEL_MUTANT(UnseededGeneratorSeededFromGlobal_Releases, UnseededGeneratorSeeded
              unseeded_releases_ignore_set_seed)
 ACCEL_MUTANT(ShuffleRuleReachesSequential_Releases, ShuffleRuleReachesSequential,
              every_release_gives_an_unshuffled_loader_the_same_batches)
+ACCEL_MUTANT(HfShardAtLeastBefore114_Releases, HfShardAtLeastBefore114, hf_shard_path_follows_the_release)
 
 }  // namespace accel::props

@@ -62,6 +62,7 @@ void trainer_eval_predictions_cover_every_sample_once();
 void trainer_eval_loss_weights_padded_batches();
 // 20. releases_props.cpp
 void every_release_gives_an_unshuffled_loader_the_same_batches();
+void hf_shard_path_follows_the_release();
 void unseeded_releases_ignore_set_seed();
 
 }  // namespace accel::props

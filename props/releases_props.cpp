@@ -7,13 +7,21 @@
 // 20b. 0.14.0 - 0.23.0 and 0.30.0 - 1.5.2: prepare gives the sharded RandomSampler an unseeded torch.Generator()
 //      (accelerate #3398), so the order is the same whatever set_seed says: two different seeds give the same
 //      batches, on every rank and epoch (golden/cases-releases: rel-accel-shuffle-n2-b3-l23-s7 equals -s42 there).
+// 20c. A HuggingFace datasets.IterableDataset of S shards on R > 1 processes (batches neither split nor dispatched)
+//      is cut by `.shard()` in 1.8.1 - 1.13.x when S > R and from 1.14.0 when S >= R, else wrapped in an
+//      IterableDatasetShard (always before 1.8.0): each release gives exactly the batches of 1.15.0 when it takes
+//      .shard() (1.15.0 takes it whenever S >= R) and of 1.7.0 when it does not (golden/cases-releases/*/rel-hf-*:
+//      the groups 1.4-1.7 · 1.8.1-1.15 with S > R, 1.4-1.13 · 1.14-1.15 with S == R).
 #include <rapidcheck.h>
+
+#include <numeric>
 
 #include <string>
 #include <vector>
 
 #include "loader_config.hpp"
 #include "properties.hpp"
+#include "core/accelerate_release.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_json.hpp"
 
@@ -71,6 +79,38 @@ void every_release_gives_an_unshuffled_loader_the_same_batches() {
     return;
   }
   RC_ASSERT(batches_of(newest) == batches_of(release));
+}
+
+void hf_shard_path_follows_the_release() {
+  const std::int64_t R = *int_in(2, 5);
+  std::vector<std::int64_t> sizes;
+  const std::int64_t S = *int_in(1, 8);
+  for (std::int64_t i = 0; i < S; ++i) sizes.push_back(*int_in(0, 7));
+  const std::string release = *rc::gen::element<std::string>("1.4.0", "1.7.0", "1.8.1", "1.13.0", "1.14.0");
+  trace::Json c = {{"api", "prepare_data_loader"},
+                   {"dataset_kind", "hf-iterable"},
+                   {"shard_sizes", sizes},
+                   {"dataset_len", std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0})},
+                   {"batch_size", *int_in(1, 4)},
+                   {"num_processes", R},
+                   {"drop_last", *rc::gen::arbitrary<bool>()},
+                   {"dispatch_batches", false},
+                   {"epochs", *int_in(1, 2)},
+                   {"datasets_version", "5.2"}};
+  trace::Json at = c;
+  at["accelerate_version"] = release;
+  // The recorded rule (golden/releases.md), not the core's: which release takes the same path.
+  const AccelerateRelease r = modelled_release(release);
+  const bool shard = (r >= AccelerateRelease{1, 14, 0} && S >= R) || (r >= AccelerateRelease{1, 8, 1} && S > R);
+  trace::Json reference = c;
+  reference["accelerate_version"] = shard ? "1.15.0" : "1.7.0";
+  RC_LOG() << at.dump() << " vs " << reference["accelerate_version"] << "\n";
+  RC_TAG(shard ? ".shard()" : "IterableDatasetShard");
+  const trace::Trace got = simulate_json(at);
+  const trace::Trace expected = simulate_json(reference);
+  RC_ASSERT(!got.error);
+  RC_ASSERT(!expected.error);
+  RC_ASSERT(batches_of(got) == batches_of(expected));
 }
 
 void unseeded_releases_ignore_set_seed() {

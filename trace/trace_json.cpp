@@ -295,21 +295,31 @@ AccelerateRelease parse_release(const Fields& f) {
   }
 }
 
-// What golden/releases.md does not cover for releases before the newest: refused rather than guessed.
+// What golden/cases-releases does not record for releases before the newest: refused rather than guessed.
 void refuse_unmodelled_for_release(const LoaderCase& lc) {
   const AccelerateRelease r = lc.prepare.release;
   if (r == kNewestRelease) return;
-  const std::string why = " with accelerate_version " + r.name() +
-                          " is not simulated: golden/releases.md models (and golden/cases-releases records) the "
-                          "other releases on plain map / iterable datasets without workers or meshes";
-  if (lc.loader.hf_dataset || lc.loader.hf_map_shuffle_seed) fail("dataset_kind", "\"hf-iterable\" / \"hf-map\"" + why);
-  if (lc.prepare.torch_device_mesh) fail("device_mesh", "a device mesh (parallelism_config)" + why);
-  if (lc.loader.workers.active()) fail("num_workers", "num_workers > 0" + why);
-  if (lc.loader.length_grouping) fail("dataset_kind", "a LengthGroupedSampler" + why);
+  const std::string with = " with accelerate_version " + r.name() + " is not simulated";
+  const bool hf = lc.loader.hf_dataset || lc.loader.hf_map_shuffle_seed;
+  if (hf && r < kOldestHfDatasetsRelease) {
+    fail("dataset_kind", "\"hf-iterable\" / \"hf-map\"" + with + ": golden/cases-releases records HuggingFace datasets from " +
+                             kOldestHfDatasetsRelease.name() + " on");
+  }
+  if (lc.prepare.torch_device_mesh) {
+    fail("device_mesh", "a device mesh (parallelism_config)" + with + ": meshes are recorded with " +
+                            std::string(kAccelerateVersion) + " only");
+  }
+  if (lc.loader.workers.active() && !lc.loader.hf_dataset) {
+    fail("num_workers", "num_workers > 0" + with +
+                            ": workers are recorded with other releases only over a HuggingFace datasets.IterableDataset "
+                            "(from " + kOldestHfDatasetsRelease.name() + ")");
+  }
+  if (lc.loader.length_grouping) {
+    fail("dataset_kind", "a LengthGroupedSampler" + with + ": recorded with " + std::string(kAccelerateVersion) + " only");
+  }
   // 0.34.0 - 1.12.0 adjust a stateful loader's state for prefetch (golden/releases.md 1.13.0): not modelled.
   if (lc.prepare.use_stateful_dataloader && r >= AccelerateRelease{0, 34, 0} && r < AccelerateRelease{1, 13, 0}) {
-    fail("accelerator.use_stateful_dataloader",
-         "with accelerate_version " + r.name() + " is not simulated (1.13.0 changed the state it saves)");
+    fail("accelerator.use_stateful_dataloader", "true" + with + " (1.13.0 changed the state it saves)");
   }
 }
 

@@ -114,6 +114,22 @@ exits "the resume what-if on 0.28.0 says why the restarted epoch differs" 0 \
   "In Accelerate 0.28.0 each rank's RandomSampler has no generator of its own" \
   "$bin" --accelerate-version 0.28.0 --ranks 2 --dataset-len 23 --batch-size 3 --shuffle --set-seed 42 --epochs 3 --resume-at 1:2
 
+# HuggingFace datasets (recorded from 1.4.0): the .shard() path's boundaries at 1.8.0 (typo), 1.8.1 and 1.14.0.
+hf_job="--api prepare_data_loader --ranks 2 --dataset hf-iterable --shard-sizes 5,5,5 --batch-size 2"
+exits "1.8.0 reads n_shard on a sharded datasets.IterableDataset" 2 \
+  "AttributeError: 'IterableDataset' object has no attribute 'n_shard'" "$bin" --accelerate-version 1.8.0 $hf_job
+exits "1.8.1 takes .shard() with more shards than ranks" 0 "n_shards 3 > num_processes 2" "$bin" --accelerate-version 1.8.1 $hf_job
+exits "upgrade 1.13.0 -> 1.14.0 with as many shards as ranks: the path, and the order, change" 0 \
+  "1.13.0: .shard() with more shards than processes; 1.14.0: .shard() with at least as many shards as processes" \
+  "$bin" upgrade --api prepare_data_loader --from 1.13.0 --to 1.14.0 --ranks 2 --dataset hf-iterable \
+  --shard-sizes 4,4 --batch-size 2
+exits "a datasets stream before 1.4.0 is refused naming the recorded range" 2 \
+  "golden/cases-releases records HuggingFace datasets from 1.4.0 on" \
+  "$bin" --accelerate-version 1.0.1 --ranks 2 --dataset hf-iterable --shard-sizes 4,4
+exits "workers on a plain dataset with another release are refused, saying what is recorded" 2 \
+  "workers are recorded with other releases only over a HuggingFace datasets.IterableDataset" \
+  "$bin" --accelerate-version 1.8.1 --ranks 2 --dataset-len 20 --num-workers 2
+
 # check over several releases: results labelled by release.
 exits "check --accelerate-versions labels each result" 1 "FAIL no-duplicates (Accelerate 0.28.0, first pass)" \
   "$bin" check --accelerate-versions 0.28.0,1.15.0 $acc --require no-duplicates
