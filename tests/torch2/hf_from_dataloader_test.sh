@@ -11,7 +11,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import datasets' 2>/d
   echo "SKIP: the torch-2 reference environment with datasets is missing (golden/setup-reference --torch 2)"
   exit 77
 fi
-wheel=$(ls "$wheels"/accel_sim-*.whl 2>/dev/null | head -1)
+wheel=$(ls "$wheels"/accel_sim-*.whl 2>/dev/null | head -1 || true)  # no wheel: ls fails, which pipefail would make fatal
 [ -n "$wheel" ] || { echo "SKIP: no accel_sim wheel in $wheels (ctest -R python_package builds it)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
