@@ -357,6 +357,12 @@ std::vector<std::string> reasons_of(const ResumeCase& c, const ResumeOutcome& o)
     case ShuffleSource::None:
     case ShuffleSource::FrozenEpoch: break;
   }
+  if (r.mode == ResumeMode::Stateful && world > 1 && adjusts_stateful_state_for_prefetch(c.job.prepare.release)) {
+    out.push_back("Accelerate " + release + "'s adjust_state_dict_for_prefetch takes " + std::to_string(world - 1) +
+                  " (num_processes - 1) off the batch count of the state save_state writes, though the shard took its "
+                  "snapshot before looking ahead: the restarted epoch " + E + " starts that many batches early (1.13.0 "
+                  "adjusts nothing).");
+  }
   if (r.mode == ResumeMode::Stateful) {
     const std::vector<StatefulLoaderState> states = sim::saved_loader_states(c);
     const StatefulLoaderState& restored = states.at(static_cast<std::size_t>(r.state_writer.value_or(0)));

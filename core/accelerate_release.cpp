@@ -97,6 +97,8 @@ bool set_epoch_reaches_sharded_sampler(AccelerateRelease r) noexcept { return r 
 
 bool has_skip_first_batches(AccelerateRelease r) noexcept { return r >= v(0, 16, 0); }
 
+bool adjusts_stateful_state_for_prefetch(AccelerateRelease r) noexcept { return r >= v(0, 34, 0) && r < v(1, 13, 0); }
+
 HfShardRule hf_shard_rule(AccelerateRelease r) noexcept {
   if (r < v(1, 8, 0)) return HfShardRule::None;
   if (r < v(1, 8, 1)) return HfShardRule::ReadsMissingNShard;

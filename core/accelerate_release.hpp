@@ -127,6 +127,11 @@ HfShardRule hf_shard_rule(AccelerateRelease release) noexcept;
 // are refused rather than assumed to be 1.4.0.
 inline constexpr AccelerateRelease kOldestHfDatasetsRelease{1, 4, 0};
 
+// ---- The StatefulDataLoader (use_stateful_dataloader, 0.34.0 on).
+// DataLoaderShard.adjust_state_dict_for_prefetch takes num_processes - 1 off the counts of the state it saves when
+// distributed (0.34.0 - 1.12.x), though the shard takes its snapshot before its lookahead; 1.13.0 adjusts nothing.
+bool adjusts_stateful_state_for_prefetch(AccelerateRelease release) noexcept;
+
 // ---- GradientState.remainder and gather_for_metrics.
 // The loader computes `remainder` with drop_last too (before 0.24.0); from 0.24.0 it stays -1 with drop_last.
 bool remainder_with_drop_last(AccelerateRelease release) noexcept;

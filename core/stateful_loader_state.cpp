@@ -14,6 +14,14 @@ StatefulLoaderState state_before_pass(std::optional<std::int64_t> previous_pass_
   return {*previous_pass_batches, true};
 }
 
+StatefulLoaderState as_saved(StatefulLoaderState state, AccelerateRelease release, std::int64_t num_processes) {
+  if (adjusts_stateful_state_for_prefetch(release) && num_processes > 1 && state.batches_yielded > 0 &&
+      !mutant(Mutation::PrefetchAdjustmentMissing)) {
+    state.batches_yielded -= num_processes - 1;
+  }
+  return state;
+}
+
 RestoredPass pass_after_load(const StatefulLoaderState& state) {
   if (state.iterator_finished && !mutant(Mutation::StatefulFinishedResumesPastEnd)) return {0, 1};
   return {state.batches_yielded, 0};

@@ -13,10 +13,13 @@
 #include <cstdint>
 #include <optional>
 
+#include "accelerate_release.hpp"
+
 namespace accel {
 
 struct StatefulLoaderState {
-  std::int64_t batches_yielded = 0;  // torchdata's _num_yielded (= _sampler_iter_yielded without workers)
+  // torchdata's _num_yielded (= _sampler_iter_yielded without workers); negative after 0.34 - 1.12's adjustment.
+  std::int64_t batches_yielded = 0;
   bool iterator_finished = false;    // _iterator_finished
   bool operator==(const StatefulLoaderState&) const = default;
 };
@@ -29,7 +32,12 @@ StatefulLoaderState state_after_batches(std::int64_t received, std::int64_t pass
 // the prepared loader took when it was built (nullopt: no pass yet).
 StatefulLoaderState state_before_pass(std::optional<std::int64_t> previous_pass_batches);
 
-// How the first pass after load_state_dict(state) starts.
+// The state as `release` writes it from a group of `num_processes`: adjust_state_dict_for_prefetch takes
+// num_processes - 1 off a positive count in 0.34.0 - 1.12.x when distributed (adjusts_stateful_state_for_prefetch).
+StatefulLoaderState as_saved(StatefulLoaderState state, AccelerateRelease release, std::int64_t num_processes);
+
+// How the first pass after load_state_dict(state) starts (state.batches_yielded >= 0: torchdata's islice refuses a
+// negative count, which the caller raises).
 struct RestoredPass {
   std::int64_t skipped_batches = 0;      // leading batches it does not yield
   std::int64_t discarded_iterators = 0;  // iterators built (each drawing a _base_seed) and thrown away first

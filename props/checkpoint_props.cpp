@@ -19,6 +19,9 @@
 //      0.23.0 and 0.30.0 on, but 1.5.0 - 1.5.1 on torch 1.13): the checkpoint does not hold it and the restarted
 //      job makes it afresh, so the restarted epoch E is the uninterrupted epoch 0 from batch S on (recorded:
 //      rel-resume-rand-n2-* of 0.14.0 - 0.22.0, 0.30.1 - 1.4.0, 1.5.2 - 1.15.0).
+// 10e. 0.34.0 - 1.12.x on several processes: the StatefulDataLoader state save_state writes counts num_processes - 1
+//      batches fewer than were taken, so a mid-epoch checkpoint after S >= R - 1 batches restarts epoch E at batch
+//      S - (R - 1), every later epoch as uninterrupted (recorded: rel-resume-*-stateful of 1.4.0 - 1.8.1).
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -138,6 +141,31 @@ void own_generator_releases_resume_on_epoch_zero() {
                                                   "1.4.0", "1.5.2", "1.6.0", "1.8.1", "1.13.0", "1.15.0"});
   const auto t = run(c);
   for (const auto& rank : t.ranks) RC_ASSERT(rank.resumed.at(0) == from(rank.uninterrupted.at(0), c.resume.step));
+}
+
+void pre_113_stateful_resume_restarts_r_minus_1_batches_early() {
+  const std::int64_t ranks = *rc::gen::inRange<std::int64_t>(2, 5);
+  trace::ResumeCase c = drawn_case(ranks, true, 1);
+  c.job.prepare.release = modelled_release(*rc::gen::element<std::string>("1.1.1", "1.4.0", "1.7.0", "1.8.1", "1.12.0"));
+  c.resume.loop_set_epoch = true;
+  c.resume.mode = trace::ResumeMode::Stateful;
+  c.job.accelerator->dataloader_config.use_stateful_dataloader = true;
+  c.job.prepare.use_stateful_dataloader = true;
+  c.resume.step = std::max(c.resume.step, ranks - 1);
+  c.resume.state_writer = *rc::gen::inRange<std::int64_t>(0, ranks);
+  const auto t = run(c);
+  const bool finished = sim::saved_loader_states(c).at(static_cast<std::size_t>(*c.resume.state_writer)).iterator_finished;
+  RC_TAG(finished ? "restored state finished" : "restored state mid-epoch");
+  RC_LOG() << "Accelerate " << c.job.prepare.release.name() << ", " << ranks << " ranks, resume at " << c.resume.epoch
+           << ":" << c.resume.step << "\n";
+  for (const auto& rank : t.ranks) {
+    RC_ASSERT(!rank.error.has_value());
+    for (std::int64_t e = c.resume.epoch; e < c.job.epochs; ++e) {
+      const auto& expected = rank.uninterrupted.at(static_cast<std::size_t>(e));
+      const std::int64_t k = e == c.resume.epoch && !finished ? c.resume.step - (ranks - 1) : 0;
+      RC_ASSERT(rank.resumed.at(static_cast<std::size_t>(e - c.resume.epoch)) == from(expected, k));
+    }
+  }
 }
 
 }  // namespace accel::props

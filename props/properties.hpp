@@ -40,6 +40,7 @@ void seedable_set_epoch_resume_is_exact();
 void single_process_random_resume_draws_the_next_epoch();
 void global_generator_releases_resume_on_the_next_epoch();
 void own_generator_releases_resume_on_epoch_zero();
+void pre_113_stateful_resume_restarts_r_minus_1_batches_early();
 // 11. eval_props.cpp
 void gather_for_metrics_is_exact_on_even_map_shards();
 void gather_object_metrics_are_exact_when_dispatched();

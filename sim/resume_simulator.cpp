@@ -51,9 +51,10 @@ FirstJob run_first_job(const trace::ResumeCase& c) {
       if (spec.loop_set_epoch) loader.set_epoch(e);
       if (e == spec.epoch && spec.step == 0) {
         out.generators[pr] = loader.process_generator_state();
-        out.loader_states[pr] = state_before_pass(
-            e > 0 ? std::optional<std::int64_t>(static_cast<std::int64_t>(rec.uninterrupted.back().size()))
-                  : std::nullopt);
+        out.loader_states[pr] = as_saved(
+            state_before_pass(e > 0 ? std::optional<std::int64_t>(static_cast<std::int64_t>(rec.uninterrupted.back().size()))
+                                    : std::nullopt),
+            c.job.prepare.release, world);
       }
       const LoaderPass pass = loader.iterate(&comm);
       // The loader draws everything it draws from torch's generator when the pass starts, so a checkpoint
@@ -65,7 +66,7 @@ FirstJob run_first_job(const trace::ResumeCase& c) {
                                    " batches on rank " + std::to_string(r) + "), so save_state is never reached");
         }
         out.generators[pr] = loader.process_generator_state();
-        out.loader_states[pr] = state_after_batches(spec.step, pass.num_batches());
+        out.loader_states[pr] = as_saved(state_after_batches(spec.step, pass.num_batches()), c.job.prepare.release, world);
       }
       rec.uninterrupted.push_back(batches_of(pass, 0));
     }
@@ -131,11 +132,19 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
   // A StatefulDataLoader resumes where the restored state says (from the start when it says finished); the user
   // chooses only how many batches skip_first_batches / continue skip.
   const bool stateful = spec.mode == trace::ResumeMode::Stateful;
-  const RestoredPass restored = stateful ? pass_after_load(restored_state(c, first.loader_states)) : RestoredPass{};
+  const std::optional<StatefulLoaderState> loaded =
+      stateful ? std::optional<StatefulLoaderState>(restored_state(c, first.loader_states)) : std::nullopt;
+  // 0.34 - 1.12's adjusted count can fall below 0, which torchdata's islice refuses when the pass starts.
+  const bool negative_count = loaded && !loaded->iterator_finished && loaded->batches_yielded < 0;
+  const RestoredPass restored = loaded && !negative_count ? pass_after_load(*loaded) : RestoredPass{};
   const std::int64_t skip = stateful ? restored.skipped_batches : spec.skip.value_or(spec.step);
   auto log2 = std::make_shared<std::vector<std::vector<std::int64_t>>>();
   for (std::int64_t r = world; r < world2; ++r) out.ranks.push_back(trace::ResumeRankRecord{r, {}, {}, std::nullopt});
   try {
+    if (negative_count) {
+      throw AccelerateError(PyErrorType::ValueError, "iterate",
+                            "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.");
+    }
     // Before 0.16.0 the restarted loop's accelerator.skip_first_batches is no method at all.
     if (spec.mode == trace::ResumeMode::SkipFirstBatches && skip > 0 && !has_skip_first_batches(c.job.prepare.release)) {
       throw AccelerateError(PyErrorType::AttributeError, "skip_first_batches",

@@ -309,17 +309,19 @@ void refuse_unmodelled_for_release(const LoaderCase& lc) {
     fail("device_mesh", "a device mesh (parallelism_config)" + with + ": meshes are recorded with " +
                             std::string(kAccelerateVersion) + " only");
   }
-  if (lc.loader.workers.active() && !lc.loader.hf_dataset) {
-    fail("num_workers", "num_workers > 0" + with +
-                            ": workers are recorded with other releases only over a HuggingFace datasets.IterableDataset "
-                            "(from " + kOldestHfDatasetsRelease.name() + ")");
+  if (lc.loader.workers.active() && r < kOldestHfDatasetsRelease) {
+    fail("num_workers", "num_workers > 0" + with + ": golden/cases-releases records workers from " +
+                            kOldestHfDatasetsRelease.name() + " on");
   }
   if (lc.loader.length_grouping) {
     fail("dataset_kind", "a LengthGroupedSampler" + with + ": recorded with " + std::string(kAccelerateVersion) + " only");
   }
-  // 0.34.0 - 1.12.0 adjust a stateful loader's state for prefetch (golden/releases.md 1.13.0): not modelled.
-  if (lc.prepare.use_stateful_dataloader && r >= AccelerateRelease{0, 34, 0} && r < AccelerateRelease{1, 13, 0}) {
-    fail("accelerator.use_stateful_dataloader", "true" + with + " (1.13.0 changed the state it saves)");
+  // 0.34.0 - 1.12.x with workers raise KeyError on every pass (golden/releases.md): not modelled.
+  if (lc.prepare.use_stateful_dataloader && lc.loader.workers.active() && adjusts_stateful_state_for_prefetch(r)) {
+    fail("accelerator.use_stateful_dataloader",
+         "true with num_workers > 0" + with +
+             " (its adjust_state_dict_for_prefetch reads _sampler_iter_yielded, which a multi-process "
+             "StatefulDataLoader's state does not have: KeyError on every pass, recorded but not modelled)");
   }
 }
 

@@ -21,7 +21,22 @@ for d in "$releases"/*/; do
   n=$(ls "$d"rel-*.json | wc -l)
   total=$((total + n))
   check_output "release $rel: at least 34 cases" "^ok$" bash -c "[ $n -ge 34 ] && echo ok || echo only $n"
-  check_output "release $rel: all $n recorded cases match" "^$n matched, 0 differed" "$bin" check --golden "$d"
+  # What is recorded but not simulated: a StatefulDataLoader with workers in 0.34 - 1.12 (its KeyError on every
+  # pass). Those are listed as such and exit 3; every other case matches.
+  ns=$(python3 -c "
+import glob, json
+n = 0
+for f in glob.glob('$d/rel-*.json'):
+    c = json.load(open(f))['config']
+    v = tuple(int(x) for x in '$rel'.split('.'))
+    n += (0, 34, 0) <= v < (1, 13, 0) and c.get('accelerator', {}).get('use_stateful_dataloader') is True and (c.get('num_workers') or 0) > 0
+print(n)")
+  if [ "$ns" -gt 0 ]; then
+    exits "release $rel: $((n - ns)) recorded cases match, $ns are listed as not simulated" 3 \
+      "^$((n - ns)) matched, 0 differed, $ns not simulated" "$bin" check --golden "$d"
+  else
+    check_output "release $rel: all $n recorded cases match" "^$n matched, 0 differed$" "$bin" check --golden "$d"
+  fi
   # Each case names its release, so no directory is checked as another release.
   check_output "release $rel: every case names it" "^ok$" python3 -c "
 import glob, json
@@ -126,9 +141,22 @@ exits "upgrade 1.13.0 -> 1.14.0 with as many shards as ranks: the path, and the 
 exits "a datasets stream before 1.4.0 is refused naming the recorded range" 2 \
   "golden/cases-releases records HuggingFace datasets from 1.4.0 on" \
   "$bin" --accelerate-version 1.0.1 --ranks 2 --dataset hf-iterable --shard-sizes 4,4
-exits "workers on a plain dataset with another release are refused, saying what is recorded" 2 \
-  "workers are recorded with other releases only over a HuggingFace datasets.IterableDataset" \
-  "$bin" --accelerate-version 1.8.1 --ranks 2 --dataset-len 20 --num-workers 2
+exits "workers before 1.4.0 are refused, saying what is recorded" 2 \
+  "golden/cases-releases records workers from 1.4.0 on" \
+  "$bin" --accelerate-version 1.0.1 --ranks 2 --dataset-len 20 --num-workers 2
+
+# The StatefulDataLoader before 1.13.0: the saved count is R - 1 batches short (trained again), or below 0 (islice).
+exits "upgrade 1.8.1 -> 1.13.0 of a stateful resume on 2 ranks: no batch trained twice any more" 0 \
+  "with stateful: not identical in epoch 0: 6 samples trained again, 0 samples never trained -> identical to the uninterrupted job" \
+  "$bin" upgrade --from 1.8.1 --to 1.13.0 --ranks 2 --dataset-len 23 --batch-size 3 --epochs 2 \
+  --use-stateful-dataloader --resume-at 0:2 --resume-with stateful
+exits "... on 3 ranks after one batch: 1.8.1's restarted job fails in islice" 0 \
+  "fails: ValueError in the restarted job: Indices for islice() must be None or an integer" \
+  "$bin" upgrade --from 1.8.1 --to 1.13.0 --ranks 3 --dataset-len 23 --batch-size 3 --epochs 2 \
+  --use-stateful-dataloader --resume-at 0:1 --resume-with stateful
+exits "a StatefulDataLoader with workers in 1.8.1 is refused, saying what the release does" 2 \
+  "KeyError on every pass, recorded but not modelled" \
+  "$bin" --accelerate-version 1.8.1 --ranks 2 --dataset-len 20 --num-workers 2 --use-stateful-dataloader
 
 # check over several releases: results labelled by release.
 exits "check --accelerate-versions labels each result" 1 "FAIL no-duplicates (Accelerate 0.28.0, first pass)" \
