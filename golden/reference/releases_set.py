@@ -50,6 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shims  # noqa: E402  (must come before accelerate)
 import goldjson  # noqa: E402
 import group_results  # noqa: E402
+import resume  # noqa: E402  (the resume family's two trainings, shared with record.py)
 
 import torch  # noqa: E402
 import accelerate  # noqa: E402
@@ -752,41 +753,14 @@ def resume_script_start(c):
 
 
 def resume_first_group(c, ckpt):
-    r = c["resume"]
     accelerator, dl = resume_script_start(c)
-    epochs = []
-    for epoch in range(c["epochs"]):
-        if r.get("loop_set_epoch"):
-            dl.set_epoch(epoch)  # AttributeError before 0.24 (a DataLoaderShard has none): recorded
-        if (epoch, r["step"]) == (r["epoch"], 0):
-            accelerator.save_state(ckpt)
-        batches = []
-        for batch in dl:
-            batches.append(batch_ids(batch))
-            if (epoch, len(batches)) == (r["epoch"], r["step"]) and r["step"] > 0:
-                accelerator.save_state(ckpt)
-        epochs.append(batches)
-    return {"uninterrupted": epochs}
+    return {"uninterrupted": resume.uninterrupted_epochs(c, dl, lambda: accelerator.save_state(ckpt), batch_ids)}
 
 
 def resume_second_group(c, ckpt):
-    r = c["resume"]
     accelerator, dl = resume_script_start(c)
     accelerator.load_state(ckpt)
-    epochs = []
-    for epoch in range(r["epoch"], c["epochs"]):
-        if r.get("loop_set_epoch"):
-            dl.set_epoch(epoch)
-        active = dl
-        if epoch == r["epoch"] and r["with"] == "skip_first_batches" and r["step"] > 0:
-            active = accelerator.skip_first_batches(dl, r["step"])  # AttributeError before 0.16: recorded
-        batches = []
-        for step, batch in enumerate(active):
-            if epoch == r["epoch"] and r["with"] == "continue" and step < r["step"]:
-                continue
-            batches.append(batch_ids(batch))
-        epochs.append(batches)
-    return {"resumed": epochs}
+    return {"resumed": resume.resumed_epochs(c, accelerator, dl, batch_ids)}
 
 
 def _resume_guard(fn, c, ckpt):

@@ -87,28 +87,30 @@ def _save_state(accelerator, ckpt, r, rank, world):
         accelerator.wait_for_everyone()
 
 
-def _first_group(c, rank, ckpt, h):
+def uninterrupted_epochs(c, dl, save, batch_ids):
+    """The first group's training: every epoch in full, `save()` after S batches of epoch E (before its pass when
+    S == 0). Shared with releases_set.py, whose older releases raise here where they lack a name (`set_epoch` on
+    the loader before 0.24): the caller records it."""
     r = c["resume"]
-    accelerator, dl = _script_start(c, rank, h)
     epochs = []
     for epoch in range(c["epochs"]):
         if r.get("loop_set_epoch"):
             dl.set_epoch(epoch)
         if (epoch, r["step"]) == (r["epoch"], 0):
-            _save_state(accelerator, ckpt, r, rank, c["num_processes"])
+            save()
         batches = []
         for batch in dl:
-            batches.append(h.batch_ids(batch))
+            batches.append(batch_ids(batch))
             if (epoch, len(batches)) == (r["epoch"], r["step"]) and r["step"] > 0:
-                _save_state(accelerator, ckpt, r, rank, c["num_processes"])
+                save()
         epochs.append(batches)
-    return {"uninterrupted": epochs}
+    return epochs
 
 
-def _second_group(c, rank, ckpt, h):
+def resumed_epochs(c, accelerator, dl, batch_ids):
+    """The second group's training after load_state: epochs E.. with epoch E skipped the chosen way
+    (`accelerator.skip_first_batches` before 0.16 is no method: the caller records the AttributeError)."""
     r = c["resume"]
-    accelerator, dl = _script_start(c, rank, h)
-    accelerator.load_state(ckpt)
     epochs = []
     for epoch in range(r["epoch"], c["epochs"]):
         if r.get("loop_set_epoch"):
@@ -120,9 +122,21 @@ def _second_group(c, rank, ckpt, h):
         for step, batch in enumerate(active):
             if epoch == r["epoch"] and r["with"] == "continue" and step < r["step"]:
                 continue
-            batches.append(h.batch_ids(batch))
+            batches.append(batch_ids(batch))
         epochs.append(batches)
-    return {"resumed": epochs}
+    return epochs
+
+
+def _first_group(c, rank, ckpt, h):
+    accelerator, dl = _script_start(c, rank, h)
+    save = lambda: _save_state(accelerator, ckpt, c["resume"], rank, c["num_processes"])  # noqa: E731
+    return {"uninterrupted": uninterrupted_epochs(c, dl, save, h.batch_ids)}
+
+
+def _second_group(c, rank, ckpt, h):
+    accelerator, dl = _script_start(c, rank, h)
+    accelerator.load_state(ckpt)
+    return {"resumed": resumed_epochs(c, accelerator, dl, h.batch_ids)}
 
 
 def record_resume(c, hang_timeout, h):
