@@ -774,22 +774,9 @@ def record_resume(c, hang_timeout):
     """resume.py's record_resume: (error, ranks); a failure is the rank's `error` (the first group's, else the
     second's), the case's error is null."""
     assert c["resume"]["with"] in ("skip_first_batches", "continue", "none"), c["resume"]
-    n = c["num_processes"]
-    ckpt = tempfile.mkdtemp(prefix="accel-sim-resume-")
-    try:
-        first = run_group(n, lambda rank, p: _resume_guard(resume_first_group, c, ckpt), hang_timeout)
-        second = run_group(n, lambda rank, p: _resume_guard(resume_second_group, c, ckpt), hang_timeout)
-    finally:
-        shutil.rmtree(ckpt, ignore_errors=True)
-    ranks = []
-    for rank in range(n):
-        a, b = first[rank], second[rank]
-        rec = {"rank": rank, "uninterrupted": a.get("uninterrupted", []), "resumed": b.get("resumed", [])}
-        failure = a.get("error") or a.get("failure") or b.get("error") or b.get("failure")
-        if failure:
-            rec["error"] = failure
-        ranks.append(rec)
-    return None, ranks
+    return None, resume.two_groups(c["num_processes"], run_group, hang_timeout,
+                                   lambda rank, ckpt: _resume_guard(resume_first_group, c, ckpt),
+                                   lambda rank, ckpt: _resume_guard(resume_second_group, c, ckpt))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -142,23 +142,30 @@ def _second_group(c, rank, ckpt, h):
 def record_resume(c, hang_timeout, h):
     """(error, ranks) of a resume case; `h` is record.py (its helpers and Accelerate's names)."""
     check_resume_config(c, h.BadInput)
+    return None, two_groups(c["num_processes"], h.run_group, hang_timeout,
+                            lambda rank, ckpt: _guard(_first_group, c, rank, ckpt, h),
+                            lambda rank, ckpt: _guard(_second_group, c, rank, ckpt, h))
+
+
+def two_groups(n, run_group, hang_timeout, first, second):
+    """Runs first(rank, ckpt) in a group of n processes, then second(rank, ckpt) in a fresh group over the same
+    checkpoint folder; each rank's record: its uninterrupted and resumed epochs, and the first group's failure, else
+    the second's, as the rank's `error`. Shared with releases_set.py."""
     ckpt = tempfile.mkdtemp(prefix="accel-sim-resume-")
     try:
-        first = h.run_group(c["num_processes"], lambda rank, p: _guard(_first_group, c, rank, ckpt, h),
-                            hang_timeout)
-        second = h.run_group(c["num_processes"], lambda rank, p: _guard(_second_group, c, rank, ckpt, h),
-                             hang_timeout)
+        a_results = run_group(n, lambda rank, p: first(rank, ckpt), hang_timeout)
+        b_results = run_group(n, lambda rank, p: second(rank, ckpt), hang_timeout)
     finally:
         shutil.rmtree(ckpt, ignore_errors=True)
     ranks = []
-    for rank in range(c["num_processes"]):
-        a, b = first[rank], second[rank]
+    for rank in range(n):
+        a, b = a_results[rank], b_results[rank]
         rec = {"rank": rank, "uninterrupted": a.get("uninterrupted", []), "resumed": b.get("resumed", [])}
         failure = a.get("error") or a.get("failure") or b.get("error") or b.get("failure")
         if failure:
             rec["error"] = failure
         ranks.append(rec)
-    return None, ranks
+    return ranks
 
 
 def _guard(fn, c, rank, ckpt, h):
