@@ -10,7 +10,47 @@ namespace {
 
 constexpr AccelerateRelease v(int major, int minor, int patch) { return AccelerateRelease{major, minor, patch}; }
 
+// Every release of accelerate on PyPI up to the newest one read (1.16.0, 2026-12), oldest first: a version not in
+// this table never existed, and is refused rather than simulated as the epoch its number falls in.
+constexpr AccelerateRelease kPublished[] = {
+    v(0, 0, 1),  v(0, 1, 0),  v(0, 2, 0),  v(0, 2, 1),  v(0, 3, 0),  v(0, 4, 0),  v(0, 5, 0),  v(0, 5, 1),  v(0, 6, 0),
+    v(0, 6, 1),  v(0, 6, 2),  v(0, 7, 0),  v(0, 7, 1),  v(0, 8, 0),  v(0, 9, 0),  v(0, 10, 0), v(0, 11, 0), v(0, 12, 0),
+    v(0, 13, 0), v(0, 13, 1), v(0, 13, 2), v(0, 14, 0), v(0, 15, 0), v(0, 16, 0), v(0, 17, 0), v(0, 17, 1), v(0, 18, 0),
+    v(0, 19, 0), v(0, 20, 0), v(0, 20, 1), v(0, 20, 2), v(0, 20, 3), v(0, 21, 0), v(0, 22, 0), v(0, 23, 0), v(0, 24, 0),
+    v(0, 24, 1), v(0, 25, 0), v(0, 26, 0), v(0, 26, 1), v(0, 27, 0), v(0, 27, 1), v(0, 27, 2), v(0, 28, 0), v(0, 29, 0),
+    v(0, 29, 1), v(0, 29, 2), v(0, 29, 3), v(0, 30, 0), v(0, 30, 1), v(0, 31, 0), v(0, 32, 0), v(0, 32, 1), v(0, 33, 0),
+    v(0, 34, 0), v(0, 34, 1), v(0, 34, 2), v(1, 0, 0),  v(1, 0, 1),  v(1, 1, 0),  v(1, 1, 1),  v(1, 2, 0),  v(1, 2, 1),
+    v(1, 3, 0),  v(1, 4, 0),  v(1, 5, 0),  v(1, 5, 1),  v(1, 5, 2),  v(1, 6, 0),  v(1, 7, 0),  v(1, 8, 0),  v(1, 8, 1),
+    v(1, 9, 0),  v(1, 10, 0), v(1, 10, 1), v(1, 11, 0), v(1, 12, 0), v(1, 13, 0), v(1, 14, 0), v(1, 15, 0), v(1, 16, 0),
+};
+
+// The releases golden/cases-releases records (golden/releases.md): what a refusal points to.
+constexpr AccelerateRelease kRecorded[] = {
+    v(0, 14, 0), v(0, 16, 0), v(0, 20, 3), v(0, 22, 0), v(0, 24, 1), v(0, 25, 0), v(0, 26, 1),
+    v(0, 28, 0), v(0, 29, 3), v(0, 30, 1), v(1, 4, 0),  v(1, 5, 0),  v(1, 5, 2),  v(1, 6, 0),
+    v(1, 7, 0),  v(1, 8, 0),  v(1, 8, 1),  v(1, 13, 0), v(1, 14, 0), v(1, 15, 0),
+};
+
+// "the nearest recorded releases are A and B": those on either side of `release` (one of them at the ends).
+std::string nearest_recorded(AccelerateRelease release) {
+  const AccelerateRelease* below = nullptr;
+  const AccelerateRelease* above = nullptr;
+  for (const auto& r : kRecorded) {
+    if (r <= release) below = &r;
+    if (r >= release && !above) above = &r;
+  }
+  if (below && above && *below != *above)
+    return "the nearest recorded releases are " + below->name() + " and " + above->name();
+  return "the nearest recorded release is " + (below ? below : above)->name();
+}
+
 }  // namespace
+
+bool is_published(AccelerateRelease release) noexcept {
+  for (const auto& r : kPublished)
+    if (r == release) return true;
+  return false;
+}
 
 std::string AccelerateRelease::name() const {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
@@ -43,9 +83,15 @@ AccelerateRelease modelled_release(std::string_view text) {
     throw std::invalid_argument("must be an Accelerate release \"X.Y.Z\" from " + std::string(kAccelerateReleasesModelled) +
                                 ", got \"" + std::string(text) + "\"");
   }
+  if (!is_published(*release)) {
+    throw std::invalid_argument("Accelerate " + release->name() + " was never released (PyPI has no such version): " +
+                                "the modelled releases are " + kAccelerateReleasesModelled + ", and " +
+                                nearest_recorded(*release) + " (golden/releases.md)");
+  }
   if (!is_modelled(*release)) {
     throw std::invalid_argument("Accelerate " + release->name() + " is not modelled: the modelled releases are " +
-                                kAccelerateReleasesModelled + " (golden/releases.md)");
+                                kAccelerateReleasesModelled + ", and " + nearest_recorded(*release) +
+                                " (golden/releases.md)");
   }
   return *release;
 }

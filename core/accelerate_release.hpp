@@ -34,7 +34,10 @@ inline constexpr const char* kAccelerateReleasesModelled = "0.14.0 to 1.15.0";
 // "X.Y.Z" (three decimal numbers) as a release, whether modelled or not; nullopt for any other text.
 std::optional<AccelerateRelease> parse_accelerate_release(std::string_view text);
 bool is_modelled(AccelerateRelease release) noexcept;
-// parse_accelerate_release + is_modelled, raising std::invalid_argument that names the modelled range.
+// A version PyPI has published (0.0.1 - 1.16.0): "0.99.0" parses but never existed.
+bool is_published(AccelerateRelease release) noexcept;
+// parse_accelerate_release + is_published + is_modelled, raising std::invalid_argument that names the modelled range
+// and the nearest recorded releases.
 AccelerateRelease modelled_release(std::string_view text);
 
 // ---- The shuffle: which generator a prepared RandomSampler draws its order from (use_seedable_sampler=False, the

@@ -181,7 +181,7 @@ exits "upgrade --to outside the range" 2 "--to: Accelerate 1.16.0 is not modelle
 exits "check --accelerate-versions outside the range" 2 "--accelerate-versions: Accelerate 0.1.0 is not modelled" \
   "$bin" check --accelerate-versions 0.1.0 --ranks 2 --dataset-len 10 --require lockstep
 printf '{"config": {"api": "accelerator", "dataset_len": 10, "num_processes": 2, "accelerate_version": "9.9.9"}}' > "$tmp/bad.json"
-exits "a config's accelerate_version outside the range" 2 "config.accelerate_version: Accelerate 9.9.9 is not modelled" \
+exits "a config's accelerate_version outside the range" 2 "config.accelerate_version: Accelerate 9.9.9 was never released" \
   "$bin" trace --config "$tmp/bad.json"
 exits "skip_first_batches before 0.16.0 is refused on the command line" 2 "has no skip_first_batches" \
   "$bin" --accelerate-version 0.14.0 --ranks 2 --dataset-len 10 --skip-batches 1
