@@ -63,6 +63,8 @@ enum class Mutation {
   PrefetchAdjustmentMissing,          // 0.34-1.12's saved StatefulDataLoader state keeps the count it took (1.13's)
   HfShardAtLeastBefore114,            // 1.8.1-1.13 take .shard() with as many shards as processes (1.14's >=), not
                                       // only with more
+  EmptyTrainLoaderTrains,             // Trainer with an empty train loader and no max_steps trains 0 steps instead of
+                                      // raising ValueError (transformers' `if len_dataloader:`)
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

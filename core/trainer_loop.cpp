@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "core/mutation.hpp"
 #include "core/saturating.hpp"
 
@@ -40,6 +41,13 @@ TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopO
   const std::int64_t ga = std::max<std::int64_t>(o.gradient_accumulation_steps, 1);
   s.gradient_accumulation_steps = ga;
   s.steps_in_epoch = len_dataloader;
+  // set_initial_training_values tests `if len_dataloader:` (4.57 and 5.x alike): a loader of length 0 takes the
+  // no-length branch, which needs max_steps > 0.
+  if (len_dataloader == 0 && o.max_steps <= 0 && !mutant(Mutation::EmptyTrainLoaderTrains)) {
+    throw AccelerateError(PyErrorType::ValueError, "train",
+                          "args.max_steps must be set to a positive value if dataloader does not have a length, was " +
+                              std::to_string(o.max_steps));
+  }
   s.num_update_steps_per_epoch = std::max<std::int64_t>(len_dataloader / ga + (len_dataloader % ga > 0 ? 1 : 0), 1);
   if (o.max_steps > 0) {
     s.max_steps = o.max_steps;

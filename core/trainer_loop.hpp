@@ -52,6 +52,7 @@ struct TrainerSchedule {
   std::int64_t gradient_accumulation_steps = 1;
 };
 
+// Raises AccelerateError(ValueError, "train") for len_dataloader 0 without max_steps, as Trainer does on every rank.
 TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopOptions& options);
 
 // set_initial_training_values without len(train_dataloader) (an IterableDataset without __len__; max_steps > 0, which

@@ -17,8 +17,10 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/trainer_what_if.hpp"
+#include "core/error.hpp"
 #include "loader_config.hpp"
 #include "properties.hpp"
 #include "sim/trainer_simulator.hpp"
@@ -62,10 +64,26 @@ TrainerDraw draw_trainer() {
   return {c, trace::parse_trainer_config(c)};
 }
 
+// Rank `rank`'s schedule, or nullopt where Trainer raises for it (an empty loader without max_steps).
+std::optional<TrainerSchedule> schedule_of(const trace::TrainerCase& c, std::int64_t rank) {
+  try {
+    return sim::trainer_job_schedule(c, false, rank);
+  } catch (const AccelerateError& e) {
+    RC_ASSERT(e.type() == PyErrorType::ValueError);
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 void trainer_same_shape_resume_is_exact() {
   TrainerDraw d = draw_trainer();
+  // Every rank trains: a rank whose loader is empty raises before its first step, or (with max_steps) takes none, so
+  // no checkpoint exists to resume from (trainer_epochs_have_nups_steps_with_a_short_last_one checks both).
+  for (std::int64_t r = 0; r < d.parsed.job.prepare.num_processes; ++r) {
+    const auto schedule = schedule_of(d.parsed, r);
+    RC_PRE(schedule.has_value() && schedule->steps_in_epoch > 0);
+  }
   const TrainerSchedule s = sim::trainer_job_schedule(d.parsed, false);
   // At max_steps itself the resumed job still takes a step when its epoch range is not empty (Trainer tests
   // global_step >= max_steps only after a step): the resume what-if reports it, this property is about the rest.
@@ -104,8 +122,18 @@ void trainer_epochs_have_nups_steps_with_a_short_last_one() {
   const std::int64_t ga = d.parsed.loop.gradient_accumulation_steps;
   const std::int64_t max_steps = d.parsed.loop.max_steps;
   for (const auto& rank : t.ranks) {
+    const auto schedule = schedule_of(d.parsed, rank.rank);
+    if (!schedule) {
+      // transformers tests `if len_dataloader:`: an empty loader without max_steps raises on that rank, before any
+      // step (recorded message: "args.max_steps must be set to a positive value ...").
+      RC_TAG("empty loader, epoch-based: ValueError");
+      RC_ASSERT(max_steps <= 0);
+      RC_ASSERT(rank.error && rank.error->type == "ValueError");
+      RC_ASSERT(rank.steps.empty());
+      continue;
+    }
     RC_ASSERT(!rank.error);
-    const std::int64_t len = sim::trainer_job_schedule(d.parsed, false, rank.rank).steps_in_epoch;
+    const std::int64_t len = schedule->steps_in_epoch;
     const std::int64_t nups = std::max<std::int64_t>((len + ga - 1) / ga, 1);
     const std::int64_t planned = max_steps > 0 ? max_steps : d.parsed.loop.num_train_epochs * nups;
     const auto& e = epochs.first.at(static_cast<std::size_t>(rank.rank));
@@ -121,11 +149,14 @@ void trainer_epochs_have_nups_steps_with_a_short_last_one() {
       RC_ASSERT(micro == (last_of_epoch && len % ga != 0 ? len % ga : ga));
       RC_ASSERT(e[i] == (steps - 1) / nups);
     }
-    // len == 0: an epoch of no batches takes no step, so only a non-empty loader reaches the plan.
-    if (len > 0)
+    // len == 0 (with max_steps): an epoch of no batches takes no step, so only a non-empty loader reaches the plan.
+    if (len > 0) {
       RC_ASSERT(steps == planned);
-    else
+    } else {
+      // Without max_steps an empty loader raises (above): a run that gets here with no loader had max_steps.
+      RC_ASSERT(max_steps > 0);
       RC_ASSERT(steps == 0);
+    }
   }
 }
 

@@ -209,6 +209,24 @@ std::optional<trace::ErrorRecord> iterable_init_error(const trace::TrainerCase& 
   return std::nullopt;
 }
 
+// checkpoint-G exists only for a G the first job reached: a resume from beyond its last step describes no run (the
+// resumed job would report nothing trained, then extra samples against an end that was never saved).
+void refuse_checkpoint_past_end(const trace::TrainerCase& c, const trace::TrainerTrace& first) {
+  std::int64_t last = 0;
+  for (const auto& rank : first.ranks) {
+    if (rank.error) return;  // the first job's own error is the answer
+    for (const auto& step : rank.steps)
+      if (step.global_step) last = std::max(last, *step.global_step);
+  }
+  if (c.resume->global_step > last) {
+    throw trace::ConfigError("resume.global_step (--resume-at-step): " + std::to_string(c.resume->global_step) +
+                             " is past the first job's last step " + std::to_string(last) +
+                             ": Trainer never saves checkpoint-" + std::to_string(c.resume->global_step) +
+                             (last == 0 ? std::string(" (the first job takes no optimizer step)")
+                                        : " (a resume is from a global step in 1.." + std::to_string(last) + ")"));
+  }
+}
+
 }  // namespace
 
 std::int64_t iterable_pass_length(const trace::TrainerCase& c, bool resumed_job, std::int64_t rank) {
@@ -239,6 +257,7 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c, TrainerStepEpo
   }
   for (bool resumed_job : {false, true}) {
     if (resumed_job && !c.resume) break;
+    if (resumed_job) refuse_checkpoint_past_end(c, out);
     const JobShape shape = shape_of(c, resumed_job);
     if (c.iterable) {
       const IterablePasses passes = iterable_passes(shape.job);

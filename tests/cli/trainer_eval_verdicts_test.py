@@ -46,8 +46,10 @@ def recorded_calls(d):
 def flags(cfg, tmp):
     n = cfg["dataset_len"]
     a = cfg["accelerator_config"]
-    f = ["--api", "trainer", "--ranks", str(cfg["num_processes"]), "--dataset-len", str(max(n, 1)),
-         # The train loader is built too: a per-device batch split_batches accepts on R ranks.
+    # The train loader is built too: a per-device batch split_batches accepts on R ranks, over at least one full
+    # step (an empty train loader makes Trainer raise before any evaluation, issue 51).
+    f = ["--api", "trainer", "--ranks", str(cfg["num_processes"]),
+         "--dataset-len", str(max(n, cfg["num_processes"] ** 2)),
          "--per-device-batch-size", str(cfg["num_processes"]),
          "--transformers-version", cfg["transformers_version"], "--set-seed", str(cfg["seed"]),
          "--eval-dataset-len", str(n), "--per-device-eval-batch-size", str(cfg["per_device_eval_batch_size"]),

@@ -64,9 +64,12 @@ recipe=$("$bin" $accept --resume-at-step 100 --resume-ranks 16 --json | python3 
 import json, sys; print(json.load(sys.stdin)['resume']['recipe']['changes'][0]['flag'])")
 json_field "the recipe ($recipe) makes the 16-process resume exact" "True" "j['resume']['identical']" \
   "$bin" $accept --resume-at-step 100 --resume-ranks 16 $recipe --json
-json_field "step 1000 is past the 294 steps of 3 epochs: nothing left to train" "True 294 resume-past-end" \
+json_field "step 294 is the last of 3 epochs: nothing left to train" "True 294 resume-past-end" \
   "j['resume']['past_end'], j['job']['max_steps'], [f['code'] for f in j['findings']][-1]" \
-  "$bin" $accept --resume-at-step 1000 --json
+  "$bin" $accept --resume-at-step 294 --json
+# Issue 51: no checkpoint-1000 exists when the first job ends at step 294.
+exits "step 1000 is past the first job's 294 steps: refused" 2 "1000 is past the first job's last step 294" \
+  "$bin" $accept --resume-at-step 1000
 json_field "ignore_data_skip retrains the head of the epoch" "False 8" \
   "j['resume']['identical'], j['resume']['extra']['count'] // 128" \
   "$bin" $accept --resume-at-step 100 --ignore-data-skip --json
@@ -79,10 +82,14 @@ json_field "4.57, two GPU processes: the resume runs" "None True" "j['resume']['
 json_field "Trainer's defaults" "8 3 42 True" \
   "j['input']['per_device_train_batch_size'], j['input']['num_train_epochs'], j['input']['seed'], j['input']['accelerator_config']['use_seedable_sampler']" \
   "$bin" --api trainer --dataset-len 100 --json
-# Regression: a loader with no batch (drop_last, 7 samples, batch 8) trains nothing; it was reported as clean.
-json_field "a loader with no batch drops every sample" "0 7 dropped-samples" \
-  "j['job']['optimizer_steps'], j['job']['epoch_dropped'], j['findings'][0]['code']" \
-  "$bin" --api trainer --dataset-len 7 --drop-last --per-device-batch-size 8 --json
+# Regression: a loader with no batch (drop_last, 7 samples, batch 8) trains nothing; it was reported as clean. Epoch
+# based, transformers raises (`if len_dataloader:` is false, and max_steps is -1; issue 51); with max_steps it trains
+# 0 steps.
+exits "a loader with no batch and no max_steps: Trainer raises" 2 "transformers' Trainer rejects this configuration (ValueError in train): args.max_steps must be set" \
+  "$bin" --api trainer --dataset-len 7 --drop-last --per-device-batch-size 8
+json_field "a loader with no batch and max_steps trains nothing" "0 7" \
+  "j['job']['optimizer_steps'], j['job']['epoch_dropped']" \
+  "$bin" --api trainer --dataset-len 7 --drop-last --per-device-batch-size 8 --max-steps 5 --json
 # Regression: Accelerate rejecting the resumed job's shape is the resumed job's error, not a refusal of the command.
 json_field "split_batches: batch 4 on 3 resumed processes raises in the resumed job" "ValueError resume-error" \
   "j['resume']['error']['type'], j['findings'][0]['code']" \
