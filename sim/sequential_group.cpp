@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -97,6 +98,10 @@ bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>
     try {
       per_rank(r, endpoint);
     } catch (const Unschedulable&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      // Out of memory is the run's, not the rank's: going on to the other ranks would keep one exception alive
+      // per rank until the runtime cannot even allocate the next one (std::terminate, a signal).
       throw;
     } catch (...) {
       failures[static_cast<std::size_t>(r)] = std::current_exception();

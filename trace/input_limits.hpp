@@ -18,6 +18,9 @@ constexpr std::int64_t kMaxTotalBatch = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxEpochs = 10000;
 // DataLoader(num_workers=...): every worker is a process of the user's machine.
 constexpr std::int64_t kMaxWorkers = 1024;
+// num_workers x num_processes: every rank's every worker stream is replayed (until the workers are closed-form), and
+// 65,536 ranks x 1,024 workers ran out of a 2 GiB address space after 15 s.
+constexpr std::int64_t kMaxRankWorkers = std::int64_t{1} << 20;
 // A datasets.IterableDataset's examples (the sum of shard_sizes): each pass of each rank holds its stream.
 constexpr std::int64_t kMaxHfExamples = std::int64_t{1} << 27;
 // Its examples times num_processes: IterableDatasetShard (the path with fewer shards than ranks, and a what-if
