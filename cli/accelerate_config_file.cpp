@@ -9,7 +9,9 @@
 
 #include "cli/integer_flag.hpp"
 #include "trace/decimal_integer.hpp"
+#include "trace/excerpt.hpp"
 #include "trace/input_limits.hpp"
+#include "trace/nearest_name.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::cli {
@@ -89,9 +91,72 @@ const std::vector<std::pair<std::string, std::string>> kNoEffect = {
     {"dynamo_config", "compilation, same data"},
     {"fsdp_config", "model sharding, same data"},
     {"megatron_lm_config", "not modelled"},
-    {"ipex_config", "CPU kernels, same data"},
     {"mpirun_config", "launcher setting"},
 };
+
+// The keys Accelerate's launcher reads into its config dataclass (commands/config/config_args.py, 1.15.0):
+// BaseConfig's and ClusterConfig's fields, and the two older keys process_config converts (fp16, dynamo_backend).
+// Any other key makes `accelerate launch` raise ValueError ("had unknown keys"), so the job never starts.
+// clang-format off
+const std::vector<std::string> kClusterConfigKeys = {
+    "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug", "num_processes", "machine_rank",
+    "num_machines", "gpu_ids", "main_process_ip", "main_process_port", "rdzv_backend", "same_network",
+    "main_training_function", "enable_cpu_affinity", "fp8_config", "deepspeed_config", "fsdp_config",
+    "parallelism_config", "megatron_lm_config", "mpirun_config", "downcast_bf16", "tpu_name", "tpu_zone",
+    "tpu_use_cluster", "tpu_use_sudo", "command_file", "commands", "tpu_vm", "tpu_env", "dynamo_config", "fp16",
+    "dynamo_backend"};
+// compute_environment AMAZON_SAGEMAKER: SageMakerConfig's fields instead.
+const std::vector<std::string> kSageMakerConfigKeys = {
+    "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug", "ec2_instance_type",
+    "iam_role_name", "image_uri", "profile", "region", "num_machines", "gpu_ids", "base_job_name", "pytorch_version",
+    "transformers_version", "py_version", "sagemaker_inputs_file", "sagemaker_metrics_file", "additional_args",
+    "dynamo_config", "enable_cpu_affinity", "fp16", "dynamo_backend"};
+// clang-format on
+
+// Accelerate's own refusal of a key its dataclass lacks, with the nearest key it has.
+void refuse_unknown_keys(const YAML::Node& root) {
+  bool sagemaker = false;
+  if (const YAML::Node env = root["compute_environment"]; env && env.IsScalar())
+    sagemaker = env.Scalar() == "AMAZON_SAGEMAKER";
+  const auto& known = sagemaker ? kSageMakerConfigKeys : kClusterConfigKeys;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string nearest = trace::nearest_name(key, known);
+    refuse(trace::excerpt(key),
+           std::string("is not a key of Accelerate's ") + (sagemaker ? "SageMakerConfig" : "ClusterConfig") +
+               (nearest.empty() ? "" : " (did you mean `" + nearest + "`?)") +
+               ": accelerate launch refuses the file (ValueError: unknown keys), so the job never starts");
+  }
+}
+
+// Nesting beyond what a config file has (a few levels): yaml-cpp recurses per level and reports a 100k-deep
+// flow sequence only as "bad file".
+constexpr int kMaxYamlDepth = 64;
+void refuse_deep_nesting(const std::string& text, const std::string& path) {
+  int depth = 0;
+  std::size_t line = 1;
+  char quote = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+      quote = 0;  // YAML scalars in flow style do not span lines in a config file; a stray quote must not hide a line
+    } else if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlDepth) {
+        throw ConfigError("--config-file: " + path + ": nested deeper than " + std::to_string(kMaxYamlDepth) +
+                          " levels at line " + std::to_string(line) +
+                          " (input limit; an accelerate config is a "
+                          "mapping of a few levels)");
+      }
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+}
 
 }  // namespace
 
@@ -109,6 +174,7 @@ AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
   constexpr std::size_t kMaxBytes = 1 << 20;
   if (text.size() > kMaxBytes)
     throw ConfigError("--config-file: " + path + " is larger than 1 MiB: not an accelerate config");
+  refuse_deep_nesting(text, path);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -117,6 +183,7 @@ AccelerateConfigFile read_accelerate_config_file(const std::string& path) {
   }
   if (!root.IsMap()) throw ConfigError("--config-file: " + path + " must hold a mapping of fields (as `accelerate config` writes)");
 
+  refuse_unknown_keys(root);
   AccelerateConfigFile c;
   c.path = path;
   for (const auto& entry : root) {

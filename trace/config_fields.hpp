@@ -11,6 +11,7 @@
 #include "core/batch.hpp"
 #include "core/device_mesh.hpp"
 #include "core/torch_seed.hpp"
+#include "excerpt.hpp"
 #include "input_limits.hpp"
 #include "nearest_name.hpp"
 #include "trace_json.hpp"
@@ -51,7 +52,9 @@ class Fields {
     }
   }
 
-  [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const { fail(prefix_ + key, rule); }
+  [[noreturn]] void fail_on(const std::string& key, const std::string& rule) const {
+    fail(prefix_ + excerpt(key), rule);
+  }
 
   // Every count defaults to at most kMaxCount (input_limits.hpp): what the core forms from counts must fit
   // in int64.

@@ -47,4 +47,28 @@ inline DecimalInteger read_decimal_integer(std::string_view text, std::int64_t m
   return {v, ""};
 }
 
+// A numpy seed (numpy.random.default_rng(seed) as datasets' shuffles take it): any integer in [0, 2^64). One rule
+// for the --hf-shuffle flag and a config's hf_shuffle.seed.
+inline constexpr const char* kNumpySeedRule = "a non-negative integer below 2^64 (numpy.random.default_rng's seed)";
+
+struct NumpySeed {
+  std::optional<std::uint64_t> value;
+  std::string problem;  // "must be a non-negative integer below 2^64 (...), got '-1'"
+};
+
+inline NumpySeed read_numpy_seed(std::string_view text) {
+  const std::string rule = std::string("must be ") + kNumpySeedRule;
+  const std::string got = ", got '" + std::string(text.substr(0, 80)) + (text.size() > 80 ? "...'" : "'");
+  if (text.empty()) return {std::nullopt, rule + ", got an empty value"};
+  for (char c : text) {
+    if (c < '0' || c > '9') return {std::nullopt, rule + " written with digits only" + got};
+  }
+  if (text.size() > 1 && text.front() == '0')
+    return {std::nullopt, rule + " written in decimal without leading zeros" + got};
+  std::uint64_t v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size()) return {std::nullopt, rule + got};
+  return {v, ""};
+}
+
 }  // namespace accel::trace

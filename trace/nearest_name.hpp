@@ -28,6 +28,10 @@ inline std::string nearest_name(const std::string& name, const std::vector<std::
   std::string best;
   std::size_t best_distance = name.size() / 3 + 2;
   for (const std::string& c : candidates) {
+    // The lengths' difference is a lower bound of the distance: a key of megabytes is compared in O(1), not in
+    // O(its length x the candidate's).
+    const std::size_t gap = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
+    if (gap >= best_distance) continue;
     const std::size_t d = edit_distance(name, c);
     if (d < best_distance) {
       best_distance = d;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "excerpt.hpp"
 #include "input_limits.hpp"
 
 namespace accel::trace {
@@ -106,6 +107,26 @@ RecordedRun read_recorded_run(const std::string& dir) {
     } else if (world != run.num_processes) {
       bad(file, "config.num_processes", std::to_string(world) + " here, " + std::to_string(run.num_processes) +
                                             " in the other ranks' files: not one run");
+    } else {
+      // One run has one configuration: a field that differs between rank files (a dataset length, a batch size)
+      // means files of different runs, and judging or predicting them as one would say nothing true. What the
+      // recorder could not read is rank-local (`modelled`, `not_modelled`).
+      for (const auto& [key, value] : config.items()) {
+        if (key == "modelled" || key == "not_modelled") continue;
+        const auto first_value = run.config.find(key);
+        if (first_value == run.config.end() || *first_value != value) {
+          bad(file, "config." + excerpt(key),
+              excerpt(value.dump()) + " here, " +
+                  (first_value == run.config.end() ? std::string("absent") : excerpt(first_value->dump())) + " in " +
+                  run.ranks.front().file + ": every rank's file of one run has the same config");
+        }
+      }
+      for (const auto& [key, value] : run.config.items()) {
+        if (key != "modelled" && key != "not_modelled" && !config.contains(key))
+          bad(file, "config." + excerpt(key),
+              "absent here, " + excerpt(value.dump()) + " in " + run.ranks.front().file +
+                  ": every rank's file of one run has the same config");
+      }
     }
     if (!doc.contains("ranks") || !doc["ranks"].is_array() || doc["ranks"].size() != 1)
       bad(file, "ranks", "must hold exactly this rank's record");
@@ -130,6 +151,25 @@ RecordedRun read_recorded_run(const std::string& dir) {
   if (static_cast<std::int64_t>(files.size()) != run.num_processes)
     throw ConfigError("--recorded: " + dir + " holds " + std::to_string(files.size()) + " rank files for num_processes " +
                       std::to_string(run.num_processes));
+  // A sample id is the dataset's index: one at or past dataset_len was not drawn from this dataset, and every
+  // coverage verdict over 0..dataset_len-1 would be judged on ids that are not there.
+  if (run.dataset_len) {
+    for (const auto& rank : run.ranks) {
+      for (std::size_t p = 0; p < rank.passes.size(); ++p) {
+        const auto& batches = rank.passes[p].batches;
+        for (std::size_t b = 0; b < batches.size(); ++b) {
+          for (const std::int64_t id : batches[b]) {
+            if (id >= *run.dataset_len) {
+              bad(rank.file, "ranks[0].epochs[" + std::to_string(p) + "].batches[" + std::to_string(b) + "]",
+                  "sample id " + std::to_string(id) + " is not below config.dataset_len (" +
+                      std::to_string(*run.dataset_len) + "): a sample id is the dataset's index, 0.." +
+                      std::to_string(*run.dataset_len - 1));
+            }
+          }
+        }
+      }
+    }
+  }
   return run;
 }
 

@@ -8,12 +8,15 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <unordered_set>
 
 #include <sys/stat.h>
 
 #include "core/accelerate_release.hpp"
 #include "core/saturating.hpp"
 #include "core/torch_rng_state.hpp"
+#include "decimal_integer.hpp"
+#include "excerpt.hpp"
 #include "metrics_json.hpp"
 #include "scheduler_json.hpp"
 
@@ -202,6 +205,8 @@ DataLoaderWorkers parse_workers(const Fields& f, const LoaderCase& lc) {
   return w;
 }
 
+std::uint64_t numpy_seed(const Fields& s);
+
 // config.dataset_kind "hf-iterable": a HuggingFace datasets.IterableDataset.from_generator over shards of
 // shard_sizes (dataset_len is their sum), then hf_shuffle {seed, buffer_size, max_buffer_input_shards} and, with
 // split_by_node, split_dataset_by_node(rank, num_processes) on every rank, as datasets_version does them.
@@ -241,12 +246,8 @@ void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
   if (const Json* sh = f.find("hf_shuffle")) {
     if (!sh->is_object()) fail("hf_shuffle", "must be null or an object {seed, buffer_size, max_buffer_input_shards}");
     const Fields s(*sh, "hf_shuffle.");
-    const Json* seed = s.find("seed");
-    if (!seed || !seed->is_number_integer() || (!seed->is_number_unsigned() && seed->get<std::int64_t>() < 0)) {
-      s.fail_on("seed", "is required: a non-negative integer below 2^64 (numpy.random.default_rng's seed)");
-    }
     HfShuffle options;
-    options.seed = seed->get<std::uint64_t>();
+    options.seed = numpy_seed(s);
     options.buffer_size = s.integer("buffer_size", 1000, 1, kMaxHfExamples);
     options.max_buffer_input_shards = s.optional_integer("max_buffer_input_shards", 1, kMaxHfShards);
     s.refuse_unread();
@@ -260,21 +261,29 @@ void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
   lc.loader.hf_dataset = std::move(ds);
 }
 
+// hf_shuffle.seed, by the --hf-shuffle flag's rule (trace/decimal_integer.hpp): missing is "required", anything else
+// that is not in [0, 2^64) names the value.
+std::uint64_t numpy_seed(const Fields& s) {
+  const Json* seed = s.find("seed");
+  if (!seed) s.fail_on("seed", std::string("is required: ") + kNumpySeedRule);
+  if (!seed->is_number_integer() || (!seed->is_number_unsigned() && seed->get<std::int64_t>() < 0)) {
+    s.fail_on("seed", std::string("must be ") + kNumpySeedRule + ", got " + excerpt(seed->dump()));
+  }
+  return seed->get<std::uint64_t>();
+}
+
 // config.dataset_kind "hf-map": a map-style datasets.Dataset (Dataset.from_dict({"id": range(dataset_len)})), shuffled
 // with .shuffle(seed=hf_shuffle.seed) when hf_shuffle is given.
 void parse_hf_map_dataset(const Fields& f, LoaderCase& lc) {
   if (const Json* sh = f.find("hf_shuffle")) {
     if (!sh->is_object()) fail("hf_shuffle", "must be null or an object {seed} (datasets.Dataset.shuffle's seed)");
     const Fields s(*sh, "hf_shuffle.");
-    const Json* seed = s.find("seed");
-    if (!seed || !seed->is_number_integer() || (!seed->is_number_unsigned() && seed->get<std::int64_t>() < 0)) {
-      s.fail_on("seed", "is required: a non-negative integer below 2^64 (numpy.random.default_rng's seed)");
-    }
+    const std::uint64_t seed = numpy_seed(s);
     s.refuse_unread();
     if (lc.loader.dataset_len > kMaxHfExamples) {
       fail("dataset_len", "with a shuffled hf-map dataset must be <= " + std::to_string(kMaxHfExamples) + " (input limit)");
     }
-    lc.loader.hf_map_shuffle_seed = seed->get<std::uint64_t>();
+    lc.loader.hf_map_shuffle_seed = seed;
   }
   const std::string version = f.string_or("datasets_version", datasets_version(DatasetsRelease::v5_2));
   if (!datasets_release(version)) {
@@ -388,9 +397,10 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     parse_accelerator(f, c, lc);
     lc.prepare.num_processes = world;
     lc.prepare.torch_version = torch;
-    // One process without `multiprocess` runs as a plain script: no process group is started.
-    lc.prepare.process_group = world > 1 || lc.multiprocess;
   }
+  // One process without `multiprocess` runs as a plain script: no process group is started, whichever api prepares
+  // its loader (without a group, broadcast() hands a dispatched None back and the dispatcher raises ValueError).
+  lc.prepare.process_group = lc.prepare.num_processes > 1 || lc.multiprocess;
   lc.prepare.release = release;
   // The options passed by name, which a release may not have (the simulation raises its TypeError).
   if (lc.api == "accelerator") {
@@ -427,6 +437,12 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
          "with use_stateful_dataloader over a generator-owning iterable dataset is not simulated: the workers start "
          "at prepare, their IterableDatasetShard copies have no `epoch` yet, and a pass over them raises "
          "AttributeError in the worker (every pass with persistent_workers, the first one without)");
+  }
+  if (lc.loader.workers.num_workers > kMaxRankWorkers / lc.prepare.num_processes) {
+    fail("num_workers", "times num_processes must be <= " + std::to_string(kMaxRankWorkers) +
+                            " (input limit: every rank's every worker is replayed), got " +
+                            std::to_string(lc.loader.workers.num_workers) + " x " +
+                            std::to_string(lc.prepare.num_processes));
   }
   if (lc.loader.hf_dataset && lc.loader.dataset_len > kMaxHfRankExamples / lc.prepare.num_processes) {
     fail("dataset_len", "times num_processes must be <= " + std::to_string(kMaxHfRankExamples) +
@@ -826,7 +842,7 @@ std::string location_of_refusal(const std::string& text) {
   struct Open {
     bool object;
     bool expect_key;
-    std::vector<std::string> keys;
+    std::unordered_set<std::string> keys;
   };
   std::vector<Open> open;
   for (std::size_t i = 0; i < text.size();) {
@@ -848,13 +864,11 @@ std::string location_of_refusal(const std::string& text) {
         raw += text[j++];
       }
       if (!open.empty() && open.back().object && open.back().expect_key) {
-        auto& keys = open.back().keys;
-        if (std::find(keys.begin(), keys.end(), raw) != keys.end()) {
+        if (!open.back().keys.insert(raw).second) {
           line = start_line;
           column = start_column;
           return at();
         }
-        keys.push_back(raw);
         open.back().expect_key = false;
       }
       column += j + 1 - i;
@@ -885,7 +899,8 @@ std::string location_of_refusal(const std::string& text) {
 Json parse_text(const std::string& text, const std::string& source_name) {
   // The keys seen so far in each open object, innermost last: the parser itself keeps the last of two
   // equal keys, which would silently drop what the user wrote first.
-  std::vector<std::vector<std::string>> open_keys;
+  // Hashed: a generated config of 100k keys is read in linear time, not quadratic.
+  std::vector<std::unordered_set<std::string>> open_keys;
   const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
     if (depth > kMaxJsonDepth) {
       throw ConfigError(source_name + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" +
@@ -895,12 +910,15 @@ Json parse_text(const std::string& text, const std::string& source_name) {
       case Json::parse_event_t::object_start: open_keys.emplace_back(); break;
       case Json::parse_event_t::object_end: if (!open_keys.empty()) open_keys.pop_back(); break;
       case Json::parse_event_t::key: {
-        auto& keys = open_keys.back();
         const auto& key = parsed.get_ref<const std::string&>();
-        if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-          throw ConfigError(source_name + ": duplicate key \"" + key + "\" in one object" + location_of_refusal(text));
+        if (open_keys.back().size() >= kMaxJsonObjectKeys) {
+          throw ConfigError(source_name + ": a JSON object with more than " + std::to_string(kMaxJsonObjectKeys) +
+                            " keys (input limit; a config object has a few dozen)");
         }
-        keys.push_back(key);
+        if (!open_keys.back().insert(key).second) {
+          throw ConfigError(source_name + ": duplicate key \"" + excerpt(key) + "\" in one object" +
+                            location_of_refusal(text));
+        }
         break;
       }
       default: break;

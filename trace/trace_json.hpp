@@ -56,6 +56,10 @@ Json id_ranges_json(const IdRanges& ids);
 // Limits on what is read as a config or trace: the dump, diff and config walks recurse per level, and a
 // file (or /dev/zero) is read whole before parsing, so both are bounded up front (README: Input limits).
 constexpr int kMaxJsonDepth = 64;
+// Keys of one JSON object: the ordered object type (which keeps a trace's fields in the order written) finds a key by
+// a linear scan, so a generated object of 100k keys would take quadratic time; the largest object of any recorded
+// trace has 26.
+constexpr std::size_t kMaxJsonObjectKeys = 4096;
 constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
 // Parses text as JSON; raises ConfigError with the parser's position on broken input, on nesting deeper
