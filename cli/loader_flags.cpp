@@ -188,6 +188,7 @@ void LoaderFlags::add_to(CLI::App& app) {
 
 void LoaderFlags::apply(const AccelerateConfigFile& file, const CLI::App& cmd) {
   rng_types_given_ = given(cmd, "--rng-types");
+  datasets_version_given_ = given(cmd, "--datasets-version");
   if (file.num_processes && !given(cmd, "--ranks")) ranks = *file.num_processes;
   if (file.mixed_precision && !given(cmd, "--mixed-precision")) mixed_precision = *file.mixed_precision;
   if (file.use_cpu) use_cpu = *file.use_cpu;
@@ -225,17 +226,19 @@ std::vector<std::pair<std::string, std::int64_t>> name_sizes(const std::string& 
 
 }  // namespace
 
+std::uint64_t LoaderFlags::hf_shuffle_seed() const {
+  const auto seed = trace::read_numpy_seed(*hf_shuffle);
+  if (!seed.value) throw ConfigError("--hf-shuffle: " + seed.problem);
+  return *seed.value;
+}
+
 void LoaderFlags::hf_dataset_json(Json& c) const {
   if (dataset == "hf-map") {
     const char* stream_flag = !shard_sizes.empty() ? "--shard-sizes" : num_shards ? "--num-shards" : buffer_size ? "--buffer-size"
                               : max_buffer_input_shards ? "--max-buffer-input-shards" : split_by_node ? "--split-by-node"
                                                                                                        : nullptr;
     if (stream_flag) throw ConfigError(std::string(stream_flag) + ": needs --dataset hf-iterable (a stream of shards)");
-    if (hf_shuffle) {
-      const auto seed = trace::read_decimal_integer(*hf_shuffle, 0);
-      if (!seed.value) throw ConfigError("--hf-shuffle: '" + *hf_shuffle + "' " + seed.problem);
-      c["hf_shuffle"] = {{"seed", *seed.value}};
-    }
+    if (hf_shuffle) c["hf_shuffle"] = {{"seed", hf_shuffle_seed()}};
     c["datasets_version"] = datasets_version;
     return;
   }
@@ -249,6 +252,12 @@ void LoaderFlags::hf_dataset_json(Json& c) const {
                                                 : nullptr;
   if (!hf) {
     if (given) throw ConfigError(std::string(given) + ": needs --dataset hf-iterable");
+    if (datasets_version_given_) {
+      throw ConfigError(
+          "--datasets-version: only a HuggingFace dataset follows the datasets release; it needs "
+          "--dataset hf-iterable or hf-map (this job's dataset is a torch " +
+          dataset + " dataset)");
+    }
     return;
   }
   if (!shard_sizes.empty() && num_shards) throw ConfigError("--shard-sizes: conflicts with --num-shards");
@@ -285,10 +294,8 @@ void LoaderFlags::hf_dataset_json(Json& c) const {
   }
   c["shard_sizes"] = sizes;
   if (hf_shuffle) {
-    const auto seed = trace::read_decimal_integer(*hf_shuffle, 0);
-    if (!seed.value) throw ConfigError("--hf-shuffle: '" + *hf_shuffle + "' " + seed.problem);
     Json sh;
-    sh["seed"] = *seed.value;
+    sh["seed"] = hf_shuffle_seed();
     sh["buffer_size"] = buffer_size.value_or(1000);
     if (max_buffer_input_shards) sh["max_buffer_input_shards"] = *max_buffer_input_shards;
     c["hf_shuffle"] = sh;

@@ -90,6 +90,8 @@ struct LoaderFlags {
   bool even_off_ = false;
   bool seedable_on_ = false;
   bool seedable_off_ = false;
+  std::uint64_t hf_shuffle_seed() const;  // --hf-shuffle by the config's hf_shuffle.seed rule
+  bool datasets_version_given_ = false;   // set by apply(): only a HuggingFace dataset reads it
   bool rng_types_given_ = false;  // set by apply(): prepare_data_loader defaults to rng_types=None
 };
 

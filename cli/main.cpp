@@ -1115,6 +1115,7 @@ int run_cli(int argc, char** argv) {
                                                     std::vector<std::string>(argv + 1, argv + argc));
         return run_check_trainer(config, cl.requirements, cl.check_output, cl.report_options.command_line);
       }
+      accel::cli::TrainerFlags::refuse_without_trainer(*cl.check_cmd);
       if (!cl.check_config.empty()) {
         const Json file_config = config_from(cl.check_config, cl.check_flags);
         if (accel::trace::is_trainer_config(file_config))
@@ -1154,6 +1155,7 @@ int run_cli(int argc, char** argv) {
       }
       return accel::cli::compare_with_reference(request, std::cout, std::cerr);
     }
+    if (cl.flags.api != "trainer") accel::cli::TrainerFlags::refuse_without_trainer(app);
     const auto setup = apply_launch_setup(cl.flags, &cl.training, app);
     if (cl.flags.api == "trainer") {
       return run_trainer_what_if(cl.trainer_flags.config(cl.flags, cl.training, cl.resume_flags, app,
@@ -1172,12 +1174,21 @@ int run_cli(int argc, char** argv) {
            "batch raises (map-style: TypeError, iterable: IndexError)\n";
     return kExitBadInput;
   } catch (const accel::AccelerateError& e) {
-    std::cerr << "accel-sim: Accelerate rejects this configuration (" << accel::python_name(e.type()) << " in "
-              << e.where() << "): " << e.message() << "\n";
+    // "train" is transformers' Trainer.train(), the one error site outside Accelerate.
+    std::cerr << "accel-sim: " << (e.where() == "train" ? "transformers' Trainer" : "Accelerate")
+              << " rejects this configuration (" << accel::python_name(e.type()) << " in " << e.where()
+              << "): " << e.message() << "\n";
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
-    // Sizes within the input limits can still exceed this machine's memory (a shuffle of 2^40 ids).
-    std::cerr << "accel-sim: out of memory: the configuration is too large for this machine (README: Input limits)\n";
+    // Sizes within the input limits can still exceed this machine's memory (a shuffle of 2^40 ids), and so can a
+    // recording's rank files, which are read whole.
+    const bool recording = std::any_of(argv + 1, argv + argc, [](const char* a) {
+      return std::string_view(a) == "--recorded" || std::string_view(a).rfind("--recorded=", 0) == 0;
+    });
+    std::cerr << "accel-sim: out of memory: "
+              << (recording ? "the recording's rank files do not fit in this machine's memory (they are read whole)"
+                            : "the configuration is too large for this machine")
+              << " (README: Input limits)\n";
     return kExitBadInput;
   } catch (const std::length_error& e) {
     std::cerr << "accel-sim: the configuration is too large to represent (" << e.what() << "; README: Input limits)\n";

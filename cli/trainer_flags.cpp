@@ -116,6 +116,15 @@ void TrainerFlags::add_to(CLI::App& app) {
       ->group(kGroup);
 }
 
+void TrainerFlags::refuse_without_trainer(const CLI::App& cmd) {
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0 || o->get_group() != kGroup || o->get_lnames().empty()) continue;
+    throw ConfigError("--" + o->get_lnames().front() +
+                      ": is a transformers.Trainer flag; it needs --api trainer (the loader what-if would ignore it: "
+                      "`accel-sim help trainer`)");
+  }
+}
+
 Json TrainerFlags::config(const LoaderFlags& loader, const TrainingFlags& training, const ResumeFlags& resume,
                           const CLI::App& cmd, const std::vector<std::string>& args) const {
   for (const CLI::Option* o : cmd.get_options()) {

@@ -50,6 +50,10 @@ struct TrainerFlags {
   // `args` is the command line (to tell --seed from --data-seed, which the loader flags spell alike).
   trace::Json config(const LoaderFlags& loader, const TrainingFlags& training, const ResumeFlags& resume,
                      const CLI::App& cmd, const std::vector<std::string>& args) const;
+
+  // Without --api trainer: a Trainer flag given to the loader what-if or check would be ignored (the report would
+  // describe another job), so it is refused by name.
+  static void refuse_without_trainer(const CLI::App& cmd);
 };
 
 }  // namespace accel::cli
