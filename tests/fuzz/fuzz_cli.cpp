@@ -2,7 +2,11 @@
 // list cli_main itself builds (accel::cli::command_line_options) and the integer flags' bounds
 // (cli/integer_flag.hpp), so a flag added later is fuzzed without editing this file.
 //
-//   fuzz_cli ACCEL_SIM CASES [--seed S] [--memory-cap-mb M] [--timeout-s T] [--corpus DIR] [--show K]
+//   fuzz_cli ACCEL_SIM CASES [--seed S] [--memory-cap-mb M] [--timeout-s T] [--corpus DIR] [--surface NAME]
+//
+// --surface flags (the default) draws each flag of each command alone; trainer, hf, workers, mesh, releases,
+// recorded and config-file draw a whole job of that surface (tests/fuzz/fuzz_surfaces.hpp); all cycles through
+// every one of them, and the outcome table is printed per surface.
 //
 // Each case is one command (the what-if or a subcommand) with 1-8 of its options. A value is either one the
 // flag's rule accepts (small counts, the bound itself, list members, real files) or one it must refuse: `010`,
@@ -35,6 +39,7 @@
 
 #include "cli/cli_main.hpp"
 #include "cli/integer_flag.hpp"
+#include "fuzz_surfaces.hpp"
 
 namespace {
 
@@ -170,6 +175,7 @@ Values option_values(const accel::cli::CommandLineOption& o, const Scratch& s, R
 struct Case {
   std::vector<std::string> args;
   bool refused = false;
+  int max_valid_exit = 2;
 };
 
 // Half the cases are valid throughout; the other half carry exactly one value the rules refuse, so that the
@@ -303,7 +309,7 @@ Outcome run_case(const std::string& bin, const Case& c, const Scratch& s, int ti
     return {"out-of-memory (bounded, exit 2)", code != 2, message};
   if (code == 70) return {"internal", true, message};
   const bool real_ranks = !c.args.empty() && (c.args[0] == "run" || c.args[0] == "launch");
-  if (code > 2 && !(real_ranks && code <= 5)) return {"exit-" + std::to_string(code), true, message};
+  if (code > c.max_valid_exit && !(real_ranks && code <= 5)) return {"exit-" + std::to_string(code), true, message};
   if (c.refused && code != 2)
     return {"accepted-refused", true, "exit " + std::to_string(code) + " for a value the rules refuse"};
   return {"exit-" + std::to_string(code), false, ""};
@@ -317,6 +323,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string source = argv[1];
+  std::string surface = "flags";
   const long long cases = std::atoll(argv[2]);
   std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   long memory_cap_mb = 2048;
@@ -332,6 +339,8 @@ int main(int argc, char** argv) {
       timeout_s = std::atoi(argv[i + 1]);
     else if (flag == "--corpus")
       corpus = argv[i + 1];
+    else if (flag == "--surface")
+      surface = argv[i + 1];
   }
   const bool sanitized = std::getenv("ACCEL_SIM_SANITIZED") != nullptr;
   const bool verbose = std::getenv("FUZZ_CLI_VERBOSE") != nullptr;  // prints why valid cases exit 2
@@ -346,19 +355,38 @@ int main(int argc, char** argv) {
   for (const auto& o : options) {
     if (std::find(commands.begin(), commands.end(), o.command) == commands.end()) commands.push_back(o.command);
   }
-  std::cout << "fuzz_cli: seed " << seed << ", " << options.size() << " options of " << commands.size() << " commands, "
-            << cases << " cases, memory cap " << memory_cap_mb << " MiB, timeout " << timeout_s << " s (replay: --seed "
-            << seed << ")" << std::endl;
+  std::vector<std::string> surfaces = {surface};
+  if (surface == "all") {
+    surfaces = {"flags"};
+    surfaces.insert(surfaces.end(), fuzz::surface_names().begin(), fuzz::surface_names().end());
+  } else if (surface != "flags" && std::find(fuzz::surface_names().begin(), fuzz::surface_names().end(), surface) ==
+                                       fuzz::surface_names().end()) {
+    std::cerr << "fuzz_cli: --surface must be flags, all or one of:";
+    for (const auto& n : fuzz::surface_names()) std::cerr << " " << n;
+    std::cerr << "\n";
+    return 2;
+  }
+  std::cout << "fuzz_cli: surface " << surface << ", seed " << seed << ", " << options.size() << " options of "
+            << commands.size() << " commands, " << cases << " cases, memory cap " << memory_cap_mb << " MiB, timeout "
+            << timeout_s << " s (replay: --seed " << seed << ")" << std::endl;
   Rng rng(seed);
-  std::map<std::string, long long> counts;
+  std::map<std::string, std::map<std::string, long long>> counts;  // surface -> outcome -> cases
   long long refused_cases = 0;
   int status = 0;
   const auto start = std::chrono::steady_clock::now();
   for (long long i = 0; i < cases; ++i) {
-    const Case c = make_case(options, commands, s, rng);
+    const std::string& this_surface = surfaces[static_cast<std::size_t>(i) % surfaces.size()];
+    Case c;
+    if (this_surface == "flags") {
+      c = make_case(options, commands, s, rng);
+    } else {
+      fuzz::SurfaceCase sc = fuzz::make_surface_case(this_surface, s.dir, rng);
+      c = Case{std::move(sc.args), sc.refused, sc.max_valid_exit};
+    }
     refused_cases += c.refused;
     const Outcome o = run_case(bin, c, s, timeout_s, memory_cap_mb, sanitized);
-    ++counts[o.kind];
+    ++counts[this_surface][o.kind];
+    if (c.refused) ++counts[this_surface]["(held a refused value)"];
     if (verbose && o.kind == "exit-2" && !c.refused) {
       std::ifstream err_in(s.dir + "/stderr.txt");
       std::string line;
@@ -373,9 +401,12 @@ int main(int argc, char** argv) {
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "fuzz_cli: outcomes:";
-  for (const auto& [kind, n] : counts) std::cout << " " << kind << " " << n << ";";
-  std::cout << " (" << refused_cases << " cases held a value the rules refuse) in " << secs << " s" << std::endl;
+  for (const auto& [name, by_kind] : counts) {
+    std::cout << "fuzz_cli: outcomes [" << name << "]:";
+    for (const auto& [kind, n] : by_kind) std::cout << " " << kind << " " << n << ";";
+    std::cout << std::endl;
+  }
+  std::cout << "fuzz_cli: " << refused_cases << " cases held a value the rules refuse; " << secs << " s" << std::endl;
   std::error_code ec;
   fs::remove_all(s.dir, ec);
   if (status == 0) std::cout << "fuzz_cli: no findings" << std::endl;
