@@ -50,8 +50,13 @@ run cli bash "$src/tests/cli/cli_test.sh" "$out/accel-sim" "$src/golden/cases"
 run cli_accelerator bash "$src/tests/cli/accelerator_api_test.sh" "$out/accel-sim"
 run cli_mesh bash "$src/tests/cli/mesh_test.sh" "$out/accel-sim"
 run cli_robustness bash "$src/tests/cli/robustness_test.sh" "$out/accel-sim" "$src/golden/cases"
-run fuzz bash "$src/tests/fuzz/fuzz_test.sh" "$out/tests/fuzz_inputs" "$src/golden/cases" "${FUZZ_EXECS:-3000}" "$out/accel-sim" 18
-run fuzz_cli "$out/tests/fuzz_cli" "$out/accel-sim" "${FUZZ_CLI_CASES:-150}" --seed "${FUZZ_CLI_SEED:-31}" --corpus "$src/golden/cases"
+run cli_reliability bash "$src/tests/cli/reliability_test.sh" "$out/accel-sim"
+g=$src/golden
+corpus="$g/cases:$g/cases-torch2:$g/cases-ddp:$g/cases-trainer:$g/cases-trainer-eval:$g/cases-releases/0.14.0:$g/cases-releases/0.28.0:$g/cases-releases/1.8.1:$g/cases-releases/1.15.0"
+run fuzz bash "$src/tests/fuzz/fuzz_test.sh" "$out/tests/fuzz_inputs" "$corpus" "${FUZZ_EXECS:-3000}" "$out/accel-sim" 18
+# Every surface (issue 51): the generic flags and a whole job of each surface, cycled.
+run fuzz_cli "$out/tests/fuzz_cli" "$out/accel-sim" "${FUZZ_CLI_CASES:-400}" --seed "${FUZZ_CLI_SEED:-31}" --surface all \
+  --corpus "$src/golden/cases"
 # A sanitizer report inside a shell test's child shows in its log even when the script passed.
 if grep -l -E "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" "$out".*.log 2>/dev/null | grep -v build.log; then
   echo "FAIL: sanitizer reports in the logs above"
