@@ -28,11 +28,13 @@ void refuse(SurfaceCase& c, std::initializer_list<std::string> words) {
   c.refused = true;
 }
 
-// The what-if or the gate over the same job.
-void command(SurfaceCase& c, Rng& rng) {
+// The what-if or the gate over the same job (a Trainer job judges no len-consistent).
+void command(SurfaceCase& c, Rng& rng, bool trainer = false) {
   if (coin(rng, 3)) {
-    add(c, {"check", "--require",
-            pick(rng, std::vector<std::string>{"no-duplicates", "lockstep,no-drops", "full-coverage,len-consistent"})});
+    add(c,
+        {"check", "--require",
+         pick(rng, std::vector<std::string>{"no-duplicates", "lockstep,no-drops",
+                                            trainer ? "full-coverage,exact-resume" : "full-coverage,len-consistent"})});
   }
 }
 
@@ -40,7 +42,7 @@ const std::vector<std::string> kSeeds = {"0", "1", "42", "18446744073709551615"}
 
 SurfaceCase trainer(Rng& rng) {
   SurfaceCase c;
-  command(c, rng);
+  command(c, rng, true);
   add(c, {"--api", "trainer", "--ranks", str(in(rng, 1, 4)), "--dataset-len", str(in(rng, 0, 60))});
   add(c, {coin(rng) ? "--batch-size" : "--per-device-batch-size", str(in(rng, 1, 4))});
   const bool iterable = coin(rng, 4);
@@ -187,7 +189,7 @@ SurfaceCase workers(Rng& rng) {
   add(c, {"--ranks", str(R), "--dataset-len", str(in(rng, 0, 60)), "--num-workers", str(W)});
   const bool iterable = fault != 3 && coin(rng, 4) != 0;
   if (iterable) add(c, {"--dataset", "iterable"});
-  if (fault != 4 && coin(rng))
+  if (fault != 4 && iterable && coin(rng))
     add(c, {"--worker-split", pick(rng, std::vector<std::string>{"none", "strided", "contiguous"})});
   if (coin(rng, 3)) add(c, {"--persistent-workers"});
   if (coin(rng, 3)) add(c, {coin(rng) ? "--dispatch-batches" : "--no-dispatch-batches"});
@@ -394,7 +396,8 @@ SurfaceCase config_file(const std::string& dir, Rng& rng) {
   f.close();
   command(c, rng);
   add(c, {"--config-file", path, "--dataset-len", str(in(rng, 0, 40))});
-  if (coin(rng, 4)) add(c, {"--grad-accum", str(in(rng, 1, 3))});
+  if (coin(rng, 4))
+    add(c, {"--grad-accum", str(in(rng, 1, 3)), "--scheduler", "linear", "--total-steps", str(in(rng, 1, 20))});
   return c;
 }
 
