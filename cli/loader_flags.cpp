@@ -462,13 +462,7 @@ Json LoaderFlags::config() const {
         throw ConfigError("--skip-batches: Accelerate " + release->name() +
                           " has no skip_first_batches (it arrives in 0.16.0)");
       }
-      Json& options = accelerator ? c["accelerator"] : c;
-      for (const char* key : {"use_seedable_sampler", "data_seed", "use_stateful_dataloader"}) {
-        const auto since = keyword_since(key);
-        if (since && *release < *since && options.contains(key) && (options[key] == false || options[key].is_null())) {
-          options.erase(key);
-        }
-      }
+      trace::drop_keywords_the_release_lacks(accelerator ? c["accelerator"] : c, *release);
     }
   }
   return c;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/accelerate_release.hpp"
 #include "excerpt.hpp"
 #include "input_limits.hpp"
 
@@ -103,6 +104,12 @@ RecordedRun read_recorded_run(const std::string& dir) {
       if (doc.contains("reference") && doc["reference"].is_object() && doc["reference"].contains("torch_initial_seed") &&
           doc["reference"]["torch_initial_seed"].is_number_integer())
         run.torch_initial_seed = doc["reference"]["torch_initial_seed"];
+      if (doc.contains("reference") && doc["reference"].is_object()) {
+        const Json& ref = doc["reference"];
+        if (ref.contains("accelerate_version") && ref["accelerate_version"].is_string())
+          run.accelerate_version = ref["accelerate_version"].get<std::string>();
+        if (ref.contains("torch") && ref["torch"].is_string()) run.torch_version = ref["torch"].get<std::string>();
+      }
       first = false;
     } else if (world != run.num_processes) {
       bad(file, "config.num_processes", std::to_string(world) + " here, " + std::to_string(run.num_processes) +
@@ -186,6 +193,20 @@ std::optional<Json> recorded_simulation_config(const RecordedRun& run, std::stri
   Json c = run.config;
   c.erase("modelled");
   c.erase("not_modelled");
+  // The recording's own releases (issue 45): a job recorded on Accelerate 0.28.0 is predicted by 0.28.0's rules, and
+  // on torch 1.13 by its shuffle; a release accel-sim does not model is said, never answered with 1.15.0's rules.
+  if ((!c.contains("accelerate_version") || c["accelerate_version"].is_null()) && run.accelerate_version) {
+    AccelerateRelease release;
+    try {
+      release = modelled_release(*run.accelerate_version);
+    } catch (const std::invalid_argument& e) {
+      return refuse("the recording was made with Accelerate " + *run.accelerate_version + ": " + e.what());
+    }
+    c["accelerate_version"] = release.name();
+    if (c.contains("accelerator") && c["accelerator"].is_object()) drop_keywords_the_release_lacks(c["accelerator"], release);
+  }
+  if ((!c.contains("torch_version") || c["torch_version"].is_null()) && run.torch_version)
+    c["torch_version"] = torch_shuffle_version(*run.torch_version);
   const bool shuffle = c.contains("shuffle") && c["shuffle"].is_boolean() && c["shuffle"].get<bool>();
   // set_seed(s) seeds torch with s: torch.initial_seed() at record time says what the script seeded with (draws made
   // between the seed and prepare, a model's initialisation, are not known to the recorder: --rng-draws models them).

@@ -39,6 +39,10 @@ struct RecordedRun {
   std::vector<std::string> not_modelled;
   // torch.initial_seed() of rank 0 when it recorded (set_seed's value): what seeds a shuffle in the simulation.
   std::optional<Json> torch_initial_seed;
+  // The releases rank 0's process ran (reference.accelerate_version, reference.torch): what the simulation of the
+  // recording reproduces, where the config does not name them itself.
+  std::optional<std::string> accelerate_version;
+  std::optional<std::string> torch_version;
   std::vector<RecordedRank> ranks;  // rank order, every rank 0 .. num_processes - 1
 };
 

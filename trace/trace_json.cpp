@@ -938,6 +938,21 @@ Json parse_text(const std::string& text, const std::string& source_name) {
   }
 }
 
+void drop_keywords_the_release_lacks(Json& options, AccelerateRelease release) {
+  for (const char* key : {"use_seedable_sampler", "data_seed", "use_stateful_dataloader"}) {
+    const auto since = keyword_since(key);
+    if (since && release < *since && options.contains(key) && (options[key] == false || options[key].is_null())) {
+      options.erase(key);
+    }
+  }
+}
+
+std::string torch_shuffle_version(const std::string& torch_version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(torch_version.c_str(), "%d.%d", &major, &minor) != 2) return "2.6";
+  return major > 2 || (major == 2 && minor >= 6) ? "2.6" : "1.13";
+}
+
 std::string read_input(const std::string& path) {
   if (path != "-") {
     // Checked before the open: opening a FIFO for reading blocks until a writer comes, which may be never.

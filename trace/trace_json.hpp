@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/accelerate_release.hpp"
 #include "core/id_ranges.hpp"
 #include "trace.hpp"
 
@@ -65,6 +66,15 @@ constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 // Parses text as JSON; raises ConfigError with the parser's position on broken input, on nesting deeper
 // than kMaxJsonDepth, on a number outside double's range and on an object that repeats a key.
 Json parse_text(const std::string& text, const std::string& source_name);
+
+// The options a release does not have, left at their defaults (use_seedable_sampler false, data_seed null,
+// use_stateful_dataloader false), removed from `options` (config.accelerator, or a prepare_data_loader config): a
+// script on that release never passes them, and a passed one would raise the release's TypeError.
+void drop_keywords_the_release_lacks(Json& options, AccelerateRelease release);
+
+// torch.__version__ ("1.13.0a0", "2.15.0+cpu") as config.torch_version: "2.6" from torch 2.6 on (randperm's
+// inside-out loop), "1.13" before; "2.6" when it cannot be read.
+std::string torch_shuffle_version(const std::string& torch_version);
 
 // The contents of `path` ("-": standard input), at most kMaxInputBytes; ConfigError beyond that or when it
 // cannot be read.

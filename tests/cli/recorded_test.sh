@@ -70,6 +70,39 @@ for r in (0, 1):
 PY
 exits "an unseeded shuffle is not predicted" 3 "not compared: the recording does not say how torch was seeded" "$bin" diff --recorded "$tmp/shuf"
 
+# The recording's own releases (issue 45/51): golden/cases-releases/0.28.0/rel-accel-shuffle-n2-b1-l1001-s42.json, a
+# real 2-process recording on Accelerate 0.28.0 and torch 1.13 (set_seed(42)), rewritten as accel_sim.record's rank
+# files. Predicted by 0.28.0's rules it is identical; the same ids said to come from 1.15.0 differ at step 0 (1.15
+# seeds the shuffle's generator from the global one, 0.28 draws from each rank's global generator); a release
+# accel-sim does not model is not compared (exit 3), never answered with another release's rules.
+golden_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../golden" && pwd)"
+as_recording() {  # OUT ACCELERATE_VERSION
+  python3 - "$golden_dir/cases-releases/0.28.0/rel-accel-shuffle-n2-b1-l1001-s42.json" "$@" <<'PY'
+import json, os, sys
+src, out, version = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+os.makedirs(out, exist_ok=True)
+for r in src["ranks"]:
+    cfg = {"api": "accelerator", "dataset_kind": "map", "dataset_len": 1001, "batch_size": 1, "num_processes": 2,
+           "shuffle": True, "drop_last": False,
+           "accelerator": {"split_batches": False, "dispatch_batches": False, "even_batches": True,
+                           "use_seedable_sampler": False, "data_seed": None}, "modelled": True, "not_modelled": []}
+    eps = [{"epoch": e["epoch"], "segment": 0, "start_step": 0, "batches": e["batches"], "complete": True}
+           for e in r["epochs"]]
+    ref = {"accelerate_version": version, "torch": src["reference"]["torch"], "torch_initial_seed": 42,
+           "recorder": "accel_sim.record"}
+    doc = {"case": "t", "family": "recorded", "config": cfg, "reference": ref, "error": None,
+           "ranks": [{"rank": r["rank"], "loader_class": "DataLoaderShard", "len": r["len"], "epochs": eps}]}
+    json.dump(doc, open(os.path.join(out, f"rank-{r['rank']}.json"), "w"))
+PY
+}
+as_recording "$tmp/rel028" 0.28.0
+exits "a 0.28.0 recording is predicted by 0.28.0's rules" 0 "identical: 2004 batches on 2 ranks" "$bin" diff --recorded "$tmp/rel028"
+as_recording "$tmp/rel115" 1.15.0
+exits "the same ids as a 1.15.0 recording differ" 1 "rank 0, epoch 0, step 0: recorded \[456\]" "$bin" diff --recorded "$tmp/rel115"
+as_recording "$tmp/rel116" 1.16.0
+exits "an unmodelled release is not compared" 3 "the recording was made with Accelerate 1.16.0: Accelerate 1.16.0 is not modelled" \
+  "$bin" diff --recorded "$tmp/rel116"
+
 # Bad recordings.
 exits "no recording" 2 "no rank-<r>.json in" "$bin" check --recorded "$tmp" --require lockstep
 rm "$tmp/uneven/rank-1.json"
