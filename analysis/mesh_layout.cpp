@@ -43,7 +43,8 @@ std::string arithmetic_of(const DeviceMesh& mesh, bool deepspeed) {
 // skip_first_batches builds its dispatcher without the mesh (core/data_loader_dispatcher.cpp): a skipped pass of a
 // dispatcher that replicates under "tp" slices every batch over all ranks instead.
 bool skips_a_replicating_dispatcher(const trace::LoaderCase& c, const MeshDataRanks& m, bool dispatch) {
-  return dispatch && m.dispatcher_replicates &&
+  // From 1.16.0 the skipped dispatcher keeps the mesh (skip_keeps_loader_options): nothing is lost.
+  return dispatch && m.dispatcher_replicates && !skip_keeps_loader_options(c.prepare.release) &&
          std::find(c.schedule.begin(), c.schedule.end(), trace::LoaderRole::Skipped) != c.schedule.end();
 }
 

@@ -157,6 +157,10 @@ void add_rules(const trace::LoaderCase& from, const trace::LoaderCase& to, Upgra
   if (from.skip_first_batches) {
     const auto skip = [](AccelerateRelease r) -> std::string {
       if (!has_skip_first_batches(r)) return "no skip_first_batches";
+      if (skip_keeps_loader_options(r)) {
+        return "the skipped loader keeps the prepared loader's iteration, torch_device_mesh, slice_fn_for_dispatch and "
+               "_drop_last, and its total_batch_size (so its remainder) looks through the SkipBatchSampler";
+      }
       if (skip_keeps_iteration(r)) return "the skipped loader keeps the prepared loader's iteration";
       return skip_resets_seedable_epoch(r) ? "the skipped loader starts at iteration 0 and resets a seedable sampler's epoch"
                                            : "the skipped loader starts at iteration 0";

@@ -1049,7 +1049,7 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
                    (c.prepare.synchronize_generator ? " (generator synchronised" : " (not synchronised") +
                    (c.loader.generator_seed || c.torch_manual_seed ? ")" : ", no seed: differs every run)");
   }
-  if (c.loader.shuffle && c.loader.dataset_kind == DatasetKind::Map && c.prepare.release != kNewestRelease &&
+  if (c.loader.shuffle && c.loader.dataset_kind == DatasetKind::Map && c.prepare.release != kDefaultRelease &&
       !c.prepare.use_seedable_sampler) {
     // Another release: its rule for the shuffle's generator (core/accelerate_release.hpp) names the order.
     report.order = std::string("RandomSampler, by Accelerate ") + c.prepare.release.name() + "'s rule: " +

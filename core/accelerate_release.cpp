@@ -28,7 +28,7 @@ constexpr AccelerateRelease kPublished[] = {
 constexpr AccelerateRelease kRecorded[] = {
     v(0, 14, 0), v(0, 16, 0), v(0, 20, 3), v(0, 22, 0), v(0, 24, 1), v(0, 25, 0), v(0, 26, 1),
     v(0, 28, 0), v(0, 29, 3), v(0, 30, 1), v(1, 4, 0),  v(1, 5, 0),  v(1, 5, 2),  v(1, 6, 0),
-    v(1, 7, 0),  v(1, 8, 0),  v(1, 8, 1),  v(1, 13, 0), v(1, 14, 0), v(1, 15, 0),
+    v(1, 7, 0),  v(1, 8, 0),  v(1, 8, 1),  v(1, 13, 0), v(1, 14, 0), v(1, 15, 0), v(1, 16, 0),
 };
 
 // "the nearest recorded releases are A and B": those on either side of `release` (one of them at the ends).
@@ -159,6 +159,12 @@ bool skip_resets_seedable_epoch(AccelerateRelease r) noexcept {
 }
 
 bool skip_keeps_iteration(AccelerateRelease r) noexcept { return r >= v(1, 15, 0); }  // #4071
+
+bool skip_keeps_loader_options(AccelerateRelease r) noexcept { return r >= v(1, 16, 0); }
+
+bool skipped_total_batch_size_reads_through(AccelerateRelease r) noexcept {
+  return r >= v(1, 16, 0) && !mutant(Mutation::SkippedTotalBatchSizeRaisesIn116);
+}
 
 bool reseeds_dataset_generator(AccelerateRelease r) noexcept { return r >= v(0, 24, 0); }
 

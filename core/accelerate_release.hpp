@@ -24,12 +24,15 @@ struct AccelerateRelease {
   std::string name() const;  // "X.Y.Z"
 };
 
-// The newest release modelled, and the default everywhere a release is not named.
-inline constexpr AccelerateRelease kNewestRelease{1, 15, 0};
+// The newest release modelled (recorded on torch 2.15: golden/cases-releases/1.16.0).
+inline constexpr AccelerateRelease kNewestRelease{1, 16, 0};
+// The default everywhere a release is not named: the release every golden set without config.accelerate_version
+// was recorded with (golden/cases, cases-torch2, cases-trainer, ...). Moving it to 1.16.0 is issue 45's next step.
+inline constexpr AccelerateRelease kDefaultRelease{1, 15, 0};
 // The oldest: even_batches arrives in 0.14.0; before, prepare seeded the shuffle's generator (not modelled).
 inline constexpr AccelerateRelease kOldestRelease{0, 14, 0};
-inline constexpr const char* kAccelerateVersion = "1.15.0";  // kNewestRelease.name()
-inline constexpr const char* kAccelerateReleasesModelled = "0.14.0 to 1.15.0";
+inline constexpr const char* kAccelerateVersion = "1.15.0";  // kDefaultRelease.name()
+inline constexpr const char* kAccelerateReleasesModelled = "0.14.0 to 1.16.0";
 
 // "X.Y.Z" (three decimal numbers) as a release, whether modelled or not; nullopt for any other text.
 std::optional<AccelerateRelease> parse_accelerate_release(std::string_view text);
@@ -97,6 +100,15 @@ bool set_epoch_reaches_skipped_sampler(AccelerateRelease release) noexcept;
 bool skip_resets_seedable_epoch(AccelerateRelease release) noexcept;
 // skip_first_batches hands the new loader the prepared loader's iteration (1.15.0 on); before, it starts at 0.
 bool skip_keeps_iteration(AccelerateRelease release) noexcept;
+// skip_first_batches also hands the new loader the torch_device_mesh, slice_fn_for_dispatch, _drop_last and
+// _non_blocking (1.16.0 on): a resumed tp job's dispatcher keeps replicating each batch over the tp group, and the
+// skipped DataLoaderShard skips begin()'s remainder when the user's loader drops its last batch. Before, the new
+// loader has none of them (recorded: golden/cases-torch2/mesh-accel-tp2-iter-skip2 vs cases-releases/1.16.0).
+bool skip_keeps_loader_options(AccelerateRelease release) noexcept;
+// DataLoaderShard.total_batch_size looks through a SkipBatchSampler to the batch sampler behind it (1.16.0 on): a
+// skipped map-style loader has a total_batch_size and so a remainder, and gather_for_metrics cuts its last step's
+// padding. Before, the property raises AttributeError on the SkipBatchSampler and the remainder stays -1.
+bool skipped_total_batch_size_reads_through(AccelerateRelease release) noexcept;
 // IterableDatasetShard reseeds a generator-owning dataset with the epoch every pass (0.24.0 on); before, that
 // generator is only synchronised from rank 0 and its stream goes on across epochs.
 bool reseeds_dataset_generator(AccelerateRelease release) noexcept;

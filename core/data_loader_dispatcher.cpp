@@ -130,9 +130,12 @@ DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_b
   DataLoaderDispatcher skipped = *this;
   // skip_first_batches builds its dispatcher over a plain DataLoader (no use_stateful_dataloader).
   skipped.options_.stateful = false;
-  // ...and without the torch_device_mesh (data_loader.py's skip_first_batches passes split_batches, the batch sampler
-  // and the iteration, never the mesh; recorded): a resumed tp job's dispatcher slices every batch over all ranks.
-  if (!mutant(Mutation::SkippedDispatcherKeepsMesh)) skipped.options_.mesh = DispatcherMesh::Plain;
+  // ...and before 1.16.0 without the torch_device_mesh (data_loader.py's skip_first_batches passes split_batches, the
+  // batch sampler and the iteration, never the mesh; recorded): a resumed tp job's dispatcher slices every batch over
+  // all ranks. 1.16.0 passes the mesh (skip_keeps_loader_options; recorded).
+  if (!skip_keeps_loader_options(options_.release) && !mutant(Mutation::SkippedDispatcherKeepsMesh)) {
+    skipped.options_.mesh = DispatcherMesh::Plain;
+  }
   skipped.initial_iterator_ = false;
   skipped.persistent_generator_.reset();  // its DataLoader starts workers of its own
   skipped.persistent_iterator_ = false;

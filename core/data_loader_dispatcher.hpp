@@ -50,7 +50,7 @@ struct DispatcherOptions {
   std::optional<HfIterableDataset> hf_dataset;
   // Map-style: the dataset maps the sampler's index to an example (a shuffled datasets.Dataset).
   std::shared_ptr<const std::vector<std::int64_t>> index_map;
-  AccelerateRelease release = kNewestRelease;
+  AccelerateRelease release = kDefaultRelease;
 };
 
 struct DispatchPass {

@@ -94,7 +94,11 @@ Attribute<std::int64_t> DataLoaderShard::total_batch_size() const {
   }
   if (iterable_) return iterable_shard().loader_batch_size();
   // SkipBatchSampler never calls BatchSampler.__init__, so it has no batch_size to read; from 0.34.0 the
-  // DataLoaderAdapter's fallback reports the property itself missing.
+  // DataLoaderAdapter's fallback reports the property itself missing; from 1.16.0 the property looks behind it.
+  if (skip_ && skipped_total_batch_size_reads_through(r)) {
+    const auto& s = map_->shard;
+    return s.split_batches ? map_->batch_sampler.batch_size : map_->batch_sampler.batch_size * s.num_processes;
+  }
   if (skip_ && !loaders_are_adapters(r)) {
     return AttributeFailure{PyErrorType::AttributeError, "'SkipBatchSampler' object has no attribute 'batch_size'"};
   }
@@ -231,12 +235,13 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
     synchronize(*comm);
   }
   // begin(): remainder from the dataset length % total_batch_size unless the user's loader drops the
-  // last batch; a raising total_batch_size leaves it at -1. skip_first_batches builds its loader
-  // without _drop_last, so a skipped loader always computes it.
+  // last batch; a raising total_batch_size leaves it at -1. Before 1.16.0 skip_first_batches builds its loader
+  // without _drop_last, so a skipped loader always computes it (skip_keeps_loader_options).
   std::int64_t remainder = -1;
   const bool user_drop_last = map_ ? map_->batch_sampler.drop_last : iterable_->shard.drop_last;
+  const bool drops_last = user_drop_last && !(skip_ && !skip_keeps_loader_options(release()));
   // Before 0.24.0 the remainder is computed with drop_last too (remainder_with_drop_last).
-  if (skip_ || !user_drop_last || remainder_with_drop_last(release())) {
+  if (!drops_last || remainder_with_drop_last(release())) {
     // getattr(self.dataset, "total_dataset_length", len(self.dataset)): the dataset's length, not the loader's
     // total_dataset_length property (which raises before 0.19.0 for a reason of its own).
     const auto total = total_batch_size();

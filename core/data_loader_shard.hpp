@@ -65,7 +65,7 @@ struct MapLoaderOptions {
   bool persistent_workers = false;
   // The dataset maps the sampler's index to an example (a shuffled datasets.Dataset); null: index == example.
   std::shared_ptr<const std::vector<std::int64_t>> index_map;
-  AccelerateRelease release = kNewestRelease;
+  AccelerateRelease release = kDefaultRelease;
 };
 
 struct IterableLoaderOptions {
@@ -80,7 +80,7 @@ struct IterableLoaderOptions {
   // The dataset is a datasets.IterableDataset (this rank's, as prepare handed it over): the loader calls its
   // set_epoch with the iteration counter and reads what it yields, per worker; len() raises, as len(dataset) does.
   std::optional<HfIterableDataset> hf_dataset;
-  AccelerateRelease release = kNewestRelease;
+  AccelerateRelease release = kDefaultRelease;
 };
 
 class DataLoaderShard {

@@ -39,6 +39,6 @@ GatherOutcome gather(const std::vector<Batch>& per_rank);
 // end_of_dataloader / remainder; main_process decides whether the log line is emitted.
 // `release`: the cut and the log line follow gather_cuts_at_zero_remainder / logs_no_length_only_at_end.
 GatherOutcome gather_for_metrics(const std::vector<Batch>& per_rank, bool end_of_dataloader, std::int64_t remainder,
-                                 bool use_gather_object, bool main_process, AccelerateRelease release = kNewestRelease);
+                                 bool use_gather_object, bool main_process, AccelerateRelease release = kDefaultRelease);
 
 }  // namespace accel

@@ -144,7 +144,7 @@ SamplerOptions sampler_for(const DataLoaderArgs& loader, const PrepareOptions& o
     if (!options.use_seedable_sampler && sharding) s.generator_seed = prepared_generator_seed(options);
     return s;
   }
-  if (!loader.shuffle && !(mutant(Mutation::ShuffleRuleReachesSequential) && options.release != kNewestRelease)) return s;
+  if (!loader.shuffle && !(mutant(Mutation::ShuffleRuleReachesSequential) && options.release != kDefaultRelease)) return s;
   s.replacement = loader.replacement;
   s.num_samples = loader.num_samples;
   if (const auto seeding = seedable_seeding(options, sharding)) {

@@ -91,7 +91,7 @@ struct PrepareOptions {
   // AcceleratorState's distributed_type is DEEPSPEED: the mesh is divided by tp alone.
   bool deepspeed = false;
   // The Accelerate release whose prepare_data_loader runs (core/accelerate_release.hpp: its named rules).
-  AccelerateRelease release = kNewestRelease;
+  AccelerateRelease release = kDefaultRelease;
   friend bool operator==(const PrepareOptions&, const PrepareOptions&) = default;
 };
 

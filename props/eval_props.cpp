@@ -81,4 +81,36 @@ void gather_object_metrics_are_exact_when_dispatched() {
   assert_each_sample_once(metric_ids(m), c.len);
 }
 
+// 11c. A resumed evaluation (skip_first_batches(k) on a map-style shard with even_batches=True and the last batch
+// kept) from Accelerate 1.16.0 on: the skipped loader's total_batch_size looks through the SkipBatchSampler, so its
+// remainder is known and gather_for_metrics hands the metric exactly what the uninterrupted pass hands it from step k
+// on (1.15.0 keeps the padded ids: recorded, golden/cases-releases/1.16.0/rel-skip-* and the issue-45 probe).
+void resumed_gather_for_metrics_is_the_uninterrupted_tail_from_116() {
+  const auto c = *rc::gen::map(
+      gen_drawn({.iterable = false, .dispatch = false, .max_ranks = 8, .max_rare_ranks = 16, .max_len = 300}),
+      [](Drawn d) {
+        d.config.even = true;
+        d.config.drop = false;
+        d.config.shuffle = false;
+        d.config.len = std::max<std::int64_t>(d.config.len, 1);
+        return d.config;
+      });
+  const std::int64_t steps = ceil_div(c.len, step_samples(c));
+  const std::int64_t k = *int_in(0, std::max<std::int64_t>(steps - 1, 0));
+  trace::MetricsCase whole;
+  whole.loader = loader_case(c);
+  whole.loader.prepare.release = AccelerateRelease{1, 16, 0};
+  trace::MetricsCase resumed;
+  resumed.loader = loader_case(c, 1, k);
+  resumed.loader.prepare.release = AccelerateRelease{1, 16, 0};
+  RC_TAG(c.len % step_samples(c) == 0 ? "no padding" : "padded tail");
+  const trace::Trace t = sim::simulate(whole);
+  std::vector<SampleId> tail;
+  const auto& rank0 = std::get<std::vector<trace::MetricsRankRecord>>(t.body).front();
+  for (const auto& s : rank0.steps) {
+    if (s.step >= k) tail.insert(tail.end(), s.gather_for_metrics->begin(), s.gather_for_metrics->end());
+  }
+  RC_ASSERT(metric_ids(resumed) == tail);
+}
+
 }  // namespace accel::props

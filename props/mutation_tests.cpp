@@ -98,6 +98,8 @@ ACCEL_MUTANT(MeshIgnoresCp_Groups, MeshIgnoresCp, mesh_groups_share_batches_and_
 ACCEL_MUTANT(SkippedDispatcherKeepsMesh_Resume, SkippedDispatcherKeepsMesh,
              mesh_skipped_tp_dispatcher_is_the_plain_dispatcher)
 ACCEL_MUTANT(GatherObjectUntruncated_Dispatched, GatherObjectUntruncated, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_MUTANT(SkippedTotalBatchSizeRaisesIn116_Eval, SkippedTotalBatchSizeRaisesIn116,
+             resumed_gather_for_metrics_is_the_uninterrupted_tail_from_116)
 ACCEL_MUTANT(StatefulFinishedResumesPastEnd_ExactResume, StatefulFinishedResumesPastEnd,
              seedable_set_epoch_resume_is_exact)
 ACCEL_MUTANT(PreparedDrawsIgnored_GlobalDraws, PreparedDrawsIgnored,

@@ -44,6 +44,7 @@ void pre_113_stateful_resume_restarts_r_minus_1_batches_early();
 // 11. eval_props.cpp
 void gather_for_metrics_is_exact_on_even_map_shards();
 void gather_object_metrics_are_exact_when_dispatched();
+void resumed_gather_for_metrics_is_the_uninterrupted_tail_from_116();
 // 12. training_props.cpp
 void ddp_training_blocks_where_the_gradient_collectives_run_out();
 // 13. global_draws_props.cpp

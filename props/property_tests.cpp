@@ -37,6 +37,8 @@ ACCEL_PROP(Checkpoint, OwnGeneratorReleasesResumeOnEpochZero, own_generator_rele
 ACCEL_PROP(Checkpoint, Pre113StatefulResumeRestartsEarly, pre_113_stateful_resume_restarts_r_minus_1_batches_early)
 ACCEL_PROP(Eval, GatherForMetricsIsExactOnEvenMapShards, gather_for_metrics_is_exact_on_even_map_shards)
 ACCEL_PROP(Eval, GatherObjectMetricsAreExactWhenDispatched, gather_object_metrics_are_exact_when_dispatched)
+ACCEL_PROP(Eval, ResumedGatherForMetricsIsTheUninterruptedTailFrom116,
+           resumed_gather_for_metrics_is_the_uninterrupted_tail_from_116)
 ACCEL_PROP(Training, DdpBlocksWhereTheGradientCollectivesRunOut, ddp_training_blocks_where_the_gradient_collectives_run_out)
 ACCEL_PROP(GlobalDraws, AdvanceThePassesDrawnFromTheGlobalGenerator,
            draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)

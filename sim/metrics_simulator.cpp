@@ -18,7 +18,10 @@ namespace {
 trace::Trace simulate_metrics(const trace::MetricsCase& config, bool every_rank) {
   trace::LoaderCase one_pass = config.loader;
   one_pass.epochs = 1;
-  one_pass.schedule.assign(1, trace::LoaderRole::Prepared);
+  // The pass the loop gathers over: the prepared loader's, or the resumed one skip_first_batches builds (whose
+  // remainder 1.16.0 knows: skipped_total_batch_size_reads_through).
+  const bool resumed = !config.loader.schedule.empty() && config.loader.schedule.front() == trace::LoaderRole::Skipped;
+  one_pass.schedule.assign(1, resumed ? trace::LoaderRole::Skipped : trace::LoaderRole::Prepared);
   trace::Trace loaded = simulate(one_pass);
   trace::Trace out;
   out.error = loaded.error;

@@ -292,10 +292,11 @@ void parse_hf_map_dataset(const Fields& f, LoaderCase& lc) {
   }
 }
 
-// config.accelerate_version: the release whose rules the simulation follows (absent: the newest modelled).
+// config.accelerate_version: the release whose rules the simulation follows (absent: the default, 1.15.0, that of
+// every golden set recorded without it).
 AccelerateRelease parse_release(const Fields& f) {
   const Json* v = f.find("accelerate_version");
-  if (!v) return kNewestRelease;
+  if (!v) return kDefaultRelease;
   if (!v->is_string()) fail("accelerate_version", "must be a string \"X.Y.Z\", got " + v->dump());
   try {
     return modelled_release(v->get<std::string>());
@@ -307,16 +308,20 @@ AccelerateRelease parse_release(const Fields& f) {
 // What golden/cases-releases does not record for releases before the newest: refused rather than guessed.
 void refuse_unmodelled_for_release(const LoaderCase& lc) {
   const AccelerateRelease r = lc.prepare.release;
-  if (r == kNewestRelease) return;
+  if (r == kDefaultRelease) return;
   const std::string with = " with accelerate_version " + r.name() + " is not simulated";
+  // 1.16.0 declares torch >= 2.6 (recorded on torch 2.15): torch 1.13's shuffle never runs under it.
+  if (r >= AccelerateRelease{1, 16, 0} && lc.prepare.torch_version == TorchVersion::v1_13) {
+    fail("torch_version", "\"1.13\"" + with + ": Accelerate " + r.name() + " requires torch >= 2.6");
+  }
   const bool hf = lc.loader.hf_dataset || lc.loader.hf_map_shuffle_seed;
   if (hf && r < kOldestHfDatasetsRelease) {
     fail("dataset_kind", "\"hf-iterable\" / \"hf-map\"" + with + ": golden/cases-releases records HuggingFace datasets from " +
                              kOldestHfDatasetsRelease.name() + " on");
   }
-  if (lc.prepare.torch_device_mesh) {
+  if (lc.prepare.torch_device_mesh && r < kDefaultRelease) {
     fail("device_mesh", "a device mesh (parallelism_config)" + with + ": meshes are recorded with " +
-                            std::string(kAccelerateVersion) + " only");
+                            kDefaultRelease.name() + " and " + kNewestRelease.name() + " only");
   }
   if (lc.loader.workers.active() && r < kOldestHfDatasetsRelease) {
     fail("num_workers", "num_workers > 0" + with + ": golden/cases-releases records workers from " +

@@ -78,7 +78,7 @@ print('same' if ids(a) == ids(b) else 'differs')"
 exits "the acceptance what-if runs and names its release" 0 "(Accelerate 0.28.0)" "$bin" --accelerate-version 0.28.0 $acc
 check_output "the report names 1.15.0 by default" "(Accelerate 1.15.0)" "$bin" $acc
 json_field "--json carries the release" "0.28.0" "j['accelerate_version']" "$bin" --accelerate-version 0.28.0 $acc --json
-check_output "--version names the modelled range" "0.14.0 to 1.15.0" "$bin" --version
+check_output "--version names the modelled range" "0.14.0 to 1.16.0" "$bin" --version
 
 # upgrade: the acceptance job lists the order change; a sequential job changes nothing.
 exits "upgrade 0.28.0 -> 1.15.0 lists the order change" 0 "ranks 0, 1, epoch 0: order changes" \
@@ -168,16 +168,33 @@ exits "check --accelerate-versions passes when every release holds" 0 "ok   lock
   "$bin" check --accelerate-versions 0.14.0,0.24.1,1.15.0 --ranks 2 --dataset-len 10 --require lockstep
 
 # Bad versions: exit 2, naming the range.
-for v in 0.13.2 1.16.0 2.0.0; do
-  exits "--accelerate-version $v is refused naming the range" 2 "the modelled releases are 0.14.0 to 1.15.0" \
+for v in 0.13.2 1.16.1 2.0.0; do
+  exits "--accelerate-version $v is refused naming the range" 2 "the modelled releases are 0.14.0 to 1.16.0" \
     "$bin" --accelerate-version $v --ranks 2 --dataset-len 10
 done
-exits "a version that is not X.Y.Z is refused" 2 "must be an Accelerate release \"X.Y.Z\" from 0.14.0 to 1.15.0" \
+exits "a version that is not X.Y.Z is refused" 2 "must be an Accelerate release \"X.Y.Z\" from 0.14.0 to 1.16.0" \
   "$bin" --accelerate-version 0.28 --ranks 2 --dataset-len 10
 exits "upgrade --from outside the range" 2 "--from: Accelerate 0.13.0 is not modelled" \
   "$bin" upgrade --from 0.13.0 --to 1.15.0 --ranks 2 --dataset-len 10
-exits "upgrade --to outside the range" 2 "--to: Accelerate 1.16.0 is not modelled" \
-  "$bin" upgrade --from 1.15.0 --to 1.16.0 --ranks 2 --dataset-len 10
+exits "upgrade --to outside the range" 2 "--to: Accelerate 1.16.1 was never released" \
+  "$bin" upgrade --from 1.15.0 --to 1.16.1 --ranks 2 --dataset-len 10
+# 1.16.0 (issue 45): recorded on torch 2.15 and modelled; the default stays 1.15.0 (every unversioned golden set's).
+exits "upgrade 1.15.0 -> 1.16.0 on a resumed tp job: the mesh is kept" 0 "1.16.0: the skipped loader keeps the prepared loader.s iteration, torch_device_mesh" \
+  "$bin" upgrade --from 1.15.0 --to 1.16.0 --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 101 --batch-size 2 --dataset iterable --skip-batches 3
+check_lacks "1.16.0 keeps the mesh on skip: no mesh-lost-on-skip" "mesh-lost-on-skip" \
+  "$bin" --accelerate-version 1.16.0 --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 101 --batch-size 2 --dataset iterable --skip-batches 3
+exits "1.15.0 loses it" 0 "error\[mesh-lost-on-skip\]" \
+  "$bin" --accelerate-version 1.15.0 --ranks 4 --parallelism dp_shard=2,tp=2 --dataset-len 101 --batch-size 2 --dataset iterable --skip-batches 3
+# gather_for_metrics on a resumed map-style loader (recorded probe: range(7), batch 2, 2 processes, skip 1): 1.15.0
+# keeps the padded id 0 ([4, 5, 6, 0]), 1.16.0 knows the remainder and cuts it ([4, 5, 6]).
+json_field "--eval after skip_first_batches, 1.15.0: the padded id reaches the metric" "4 [1, 2, 3] -1" \
+  "j['eval']['metric_samples'], j['eval']['metric_missing']['first_ids'], j['eval']['last_remainder']" \
+  "$bin" --accelerate-version 1.15.0 --ranks 2 --dataset-len 7 --batch-size 2 --skip-batches 1 --eval --json
+json_field "--eval after skip_first_batches, 1.16.0: cut" "3 [0, 1, 2, 3] 3" \
+  "j['eval']['metric_samples'], j['eval']['metric_missing']['first_ids'], j['eval']['last_remainder']" \
+  "$bin" --accelerate-version 1.16.0 --ranks 2 --dataset-len 7 --batch-size 2 --skip-batches 1 --eval --json
+exits "1.16.0 on torch 1.13 is refused (it requires torch >= 2.6)" 2 "requires torch >= 2.6" \
+  "$bin" --accelerate-version 1.16.0 --torch-version 1.13 --ranks 2 --dataset-len 10
 exits "check --accelerate-versions outside the range" 2 "--accelerate-versions: Accelerate 0.1.0 is not modelled" \
   "$bin" check --accelerate-versions 0.1.0 --ranks 2 --dataset-len 10 --require lockstep
 printf '{"config": {"api": "accelerator", "dataset_len": 10, "num_processes": 2, "accelerate_version": "9.9.9"}}' > "$tmp/bad.json"
