@@ -9,14 +9,52 @@ and nothing is moved to a device.
 from __future__ import annotations
 
 import os
+import re
+import sys
 import warnings
 from typing import Any, Dict, Optional
 
-from . import ConfigError, NotModelled, what_if
+from . import ConfigError, ConfigurationRejected, NotModelled, what_if
 
 # Accelerate's distributed types whose data loading accel-sim does not model.
 _UNMODELLED_DISTRIBUTED = {"MEGATRON_LM": "Megatron-LM prepares its data loaders its own way",
                            "XLA": "XLA's MpDeviceLoader and its generator handling"}
+
+
+def installed_accelerate_version() -> Optional[str]:
+    """The Accelerate the user's process runs: ``accelerate.__version__`` when it is imported, else the installed
+    distribution's version (read from its metadata, without importing it); None when there is none."""
+    module = sys.modules.get("accelerate")
+    version = getattr(module, "__version__", None)
+    if isinstance(version, str):
+        return version
+    try:
+        from importlib import metadata
+        return metadata.version("accelerate")
+    except Exception:  # PackageNotFoundError, or metadata unreadable: no Accelerate to follow
+        return None
+
+
+def release_option(opts: Dict[str, Any], overrides: Dict[str, Any]) -> None:
+    """Simulates the installed Accelerate (issue 45) unless ``accelerate_version=`` says otherwise; a version that is
+    not a plain release (``1.17.0.dev0``) is NotModelled, naming it."""
+    if "accelerate_version" in overrides:
+        return
+    version = installed_accelerate_version()
+    if version is None:
+        return
+    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise NotModelled(f"the installed Accelerate {version} is not a release accel-sim models (a release X.Y.Z; "
+                          "pass accelerate_version='X.Y.Z' to simulate one)")
+    opts["accelerate_version"] = version
+
+
+def as_not_modelled(opts: Dict[str, Any], overrides: Dict[str, Any], error: ConfigError) -> Exception:
+    """A refusal of the installed Accelerate's version is NotModelled (the user chose no option): never a silent
+    answer for another release."""
+    if "accelerate_version" not in overrides and "accelerate_version" in opts and "accelerate_version" in str(error):
+        return NotModelled(f"the installed Accelerate {opts['accelerate_version']} is not modelled: {error}")
+    return error
 
 
 def torch_version_option(version: str) -> str:
@@ -247,6 +285,7 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
     if num_processes is not None:
         opts["num_processes"] = num_processes
     opts["torch_version"] = torch_version_option(torch.__version__)
+    release_option(opts, overrides)
     split_world = opts.pop("_split_world", None)
     if split_world is not None:
         if opts.get("num_processes", split_world) != split_world:
@@ -280,6 +319,8 @@ def from_dataloader(dataloader: Any, accelerator: Any = None, *, num_processes: 
     Call it on one CPU before the training starts. It reads the DataLoader (dataset length or IterableDataset,
     batch_size, drop_last, SequentialSampler / RandomSampler with replacement / num_samples, a DataLoader
     generator's seed, num_workers, persistent_workers, in_order) and the Accelerator's settings, or `accelerate config`'s file when no Accelerator is given.
+    The installed Accelerate (``accelerate.__version__``, or its distribution's metadata) is the release simulated,
+    and the report's ``accelerate_version`` names it; one accel-sim does not model raises NotModelled.
     Raises NotModelled for a sampler, batch sampler, dataset or setup accel-sim does not model; ``overrides`` take
     any what_if option (e.g. ``set_seed=42`` when the script calls accelerate.utils.set_seed(42)). An
     IterableDataset with workers is assumed not to split its stream by worker (a warning says so): pass
@@ -288,7 +329,13 @@ def from_dataloader(dataloader: Any, accelerator: Any = None, *, num_processes: 
     given, call it just before ``accelerator.prepare``: it reads how far torch's global generator has moved since
     (a model built in between), which decides the ids of a shuffled RandomSampler.
     """
-    return what_if(**dataloader_options(dataloader, accelerator, num_processes=num_processes, **overrides))
+    opts = dataloader_options(dataloader, accelerator, num_processes=num_processes, **overrides)
+    try:
+        return what_if(**opts)
+    except ConfigurationRejected:
+        raise
+    except ConfigError as e:
+        raise as_not_modelled(opts, overrides, e) from e
 
 
 __all__ = ["from_dataloader", "dataloader_options", "ConfigError"]

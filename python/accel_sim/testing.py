@@ -16,8 +16,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Dict, List, Optional
 
-from . import NotModelled, trace
-from ._dataloader import torch_version_option
+from . import ConfigError, NotModelled, trace
+from ._dataloader import as_not_modelled, release_option, torch_version_option
 
 __all__ = ["assert_loader_matches", "prepared_loader_options", "LoaderMismatch"]
 
@@ -155,6 +155,7 @@ def prepared_loader_options(dl: Any, **overrides: Any) -> Dict[str, Any]:
             if getattr(sampler, "_num_samples", None) is not None:
                 opts["num_samples"] = sampler._num_samples
     opts["torch_version"] = torch_version_option(torch.__version__)
+    release_option(opts, overrides)
     opts.update(overrides)
     opts["_rank"], opts["_user_dataset"], opts["_history"], opts["_reseed"] = rank, user_ds, history, reseed
     return opts
@@ -236,7 +237,10 @@ def assert_loader_matches(prepared_dataloader: Any, steps: Optional[int] = None,
         copied.device = None  # ids stay on the CPU: placement does not change which samples a rank gets
 
     simulated_epochs = history + epochs
-    expected_trace = trace(**dict(opts, epochs=simulated_epochs))
+    try:
+        expected_trace = trace(**dict(opts, epochs=simulated_epochs))
+    except ConfigError as e:
+        raise as_not_modelled(opts, overrides, e) from e
     if expected_trace.get("error"):
         e = expected_trace["error"]
         raise NotModelled(f"the simulation rejects this preparation ({e['type']}: {e['message']})")

@@ -215,3 +215,35 @@ def test_with_a_real_accelerator(accelerate):
     assert report["order"] == "SeedableRandomSampler(seed=3)"
     assert report["scenarios"][0]["duplicated"] == 0
     assert accel_sim.from_dataloader(dl, acc)["num_processes"] == acc.num_processes == 1
+
+
+# Issue 45: the installed Accelerate is the release simulated (its module's __version__ when imported), never a silent
+# 1.15.0; one accel-sim does not model is NotModelled, naming it. A stand-in module carries the version here.
+class _Accelerate:
+    def __init__(self, version):
+        self.__version__ = version
+
+
+@pytest.mark.parametrize("version", ["0.28.0", "1.15.0", "1.16.0"])
+def test_from_dataloader_simulates_the_installed_accelerate(monkeypatch, version):
+    monkeypatch.setitem(__import__("sys").modules, "accelerate", _Accelerate(version))
+    dl = DataLoader(range(1001), batch_size=1)
+    # 1.16.0 requires torch >= 2.6: on an older torch the installed pair is refused, naming the release.
+    from accel_sim._dataloader import torch_version_option
+    if version == "1.16.0" and torch_version_option(torch.__version__) == "1.13":
+        with pytest.raises(accel_sim.NotModelled, match="installed Accelerate 1.16.0"):
+            accel_sim.from_dataloader(dl, num_processes=2)
+        return
+    report = accel_sim.from_dataloader(dl, num_processes=2)
+    assert report["accelerate_version"] == version
+
+
+def test_an_unmodelled_installed_accelerate_is_not_modelled(monkeypatch):
+    dl = DataLoader(range(10), batch_size=1)
+    for version, words in [("1.17.0", "installed Accelerate 1.17.0 is not modelled"),
+                           ("1.17.0.dev0", "installed Accelerate 1.17.0.dev0 is not a release")]:
+        monkeypatch.setitem(__import__("sys").modules, "accelerate", _Accelerate(version))
+        with pytest.raises(accel_sim.NotModelled, match=words):
+            accel_sim.from_dataloader(dl, num_processes=2)
+    # An explicit accelerate_version= is the user's choice: simulated, whatever is installed.
+    assert accel_sim.from_dataloader(dl, num_processes=2, accelerate_version="0.28.0")["accelerate_version"] == "0.28.0"
