@@ -7,6 +7,7 @@
 
 #include "cli/integer_flag.hpp"
 #include "cli/text_flag.hpp"
+#include "core/trainer_loop.hpp"
 #include "trace/decimal_integer.hpp"
 
 namespace accel::cli {
@@ -75,7 +76,10 @@ void TrainerFlags::add_to(CLI::App& app) {
       ->group(kGroup);
   app.add_option("--transformers-version", transformers_version,
                  "the transformers release modelled: 5.25 (default) or 4.57")
-      ->check(CLI::IsMember({"5.25", "4.57"}))
+      ->check([](const std::string& v) -> std::string {
+        return transformers_release_from_name(v) ? std::string() : transformers_refusal(v);
+      })
+      ->type_name("TEXT:{5.25,4.57}")
       ->group(kGroup);
   add_integer(app, "--resume-grad-accum", resume_grad_accum,
               "the resumed job's gradient_accumulation_steps (default: --grad-accum)")

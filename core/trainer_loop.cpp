@@ -1,6 +1,7 @@
 #include "trainer_loop.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "core/mutation.hpp"
@@ -23,6 +24,19 @@ std::optional<TransformersRelease> transformers_release_from_name(const std::str
     if (name == release_name(r)) return r;
   }
   return std::nullopt;
+}
+
+std::string transformers_refusal(const std::string& name) {
+  int major = 0, minor = 0;
+  char extra = 0;
+  const int read = std::sscanf(name.c_str(), "%d.%d%c", &major, &minor, &extra);
+  if (read < 2 || name.empty() || name.front() < '0' || name.front() > '9') {
+    return "must be a transformers release \"X.Y\": 5.25 or 4.57 (the releases recorded), got \"" + name + "\"";
+  }
+  const std::string nearest = major >= 5 ? "5.25" : "4.57";
+  return "transformers " + name + " is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); " +
+         "the nearest is " + nearest + " (give --transformers-version " + nearest +
+         " to simulate its rules; a release between two recorded ones is not assumed to follow either)";
 }
 
 bool sets_epoch_before_skip(TransformersRelease release) { return release == TransformersRelease::v4_57; }

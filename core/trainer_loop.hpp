@@ -24,6 +24,9 @@ enum class TransformersRelease {
 
 const char* release_name(TransformersRelease release);  // "4.57" / "5.25"
 std::optional<TransformersRelease> transformers_release_from_name(const std::string& name);
+// Why `name` is refused: not a release "X.Y", or a release not recorded, with the nearest recorded one (4.57 for 4.x
+// and older, 5.25 for 5.x and newer): the rules between two recorded releases are not known without a recording.
+std::string transformers_refusal(const std::string& name);
 
 // Rule: on the resumed epoch 4.57 calls set_epoch(epoch) on the prepared loader and then skip_first_batches;
 // 5.x skips first and calls set_epoch on the skipped loader (the prepared one keeps its own counter).

@@ -104,8 +104,7 @@ TrainingArgumentsHead parse_training_arguments_head(const Fields& f, const std::
   TrainingArgumentsHead h;
   h.version = f.string_or("transformers_version", "5.25");
   const auto release = transformers_release_from_name(h.version);
-  if (!release)
-    f.fail_on("transformers_version", "must be \"5.25\" or \"4.57\" (the releases recorded), got \"" + h.version + "\"");
+  if (!release) f.fail_on("transformers_version", transformers_refusal(h.version));
   h.release = *release;
   h.dataset_len = f.integer("dataset_len", std::nullopt, 0, kMaxCount);
   h.num_processes = f.integer("num_processes", std::int64_t{1}, 1, kMaxRanks);

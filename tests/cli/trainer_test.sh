@@ -35,7 +35,12 @@ bad_config() {  # name pattern json
 }
 core='"api": "trainer", "dataset_len": 10, "num_processes": 2'
 base="$core, \"transformers_version\": \"5.25\", \"per_device_train_batch_size\": 2"
-bad_config "an unknown release" "config.transformers_version: must be \"5.25\" or \"4.57\"" "{$core, \"transformers_version\": \"4.40\"}"
+bad_config "an unknown release" "config.transformers_version: transformers 4.40 is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); the nearest is 4.57" "{$core, \"transformers_version\": \"4.40\"}"
+# Issue 45: a release that was not recorded is refused naming the nearest recorded one, never simulated as either.
+exits "--transformers-version 5.24: the nearest recorded is 5.25" 2 "transformers 5.24 is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); the nearest is 5.25" \
+  "$bin" --api trainer --dataset-len 10 --transformers-version 5.24
+exits "--transformers-version bogus" 2 "must be a transformers release \"X.Y\"" \
+  "$bin" --api trainer --dataset-len 10 --transformers-version bogus
 bad_config "group_by_length needs the lengths" "config.lengths: is required with train_sampling_strategy \"group_by_length\"" \
   "{$base, \"train_sampling_strategy\": \"group_by_length\"}"
 bad_config "sequential does not exist in 4.57" "does not exist in transformers 4.57" \
