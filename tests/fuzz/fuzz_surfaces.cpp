@@ -252,12 +252,13 @@ SurfaceCase mesh(Rng& rng) {
   return c;
 }
 
-// Every published release 0.14.0 - 1.15.0 that golden/cases-releases records, and published ones between them.
-const std::vector<std::string> kReleases = {
-    "0.14.0", "0.16.0", "0.20.3", "0.22.0", "0.24.1", "0.25.0", "0.26.1", "0.27.2", "0.28.0", "0.29.3", "0.30.1",
-    "0.34.2", "1.0.1",  "1.4.0",  "1.5.2",  "1.6.0",  "1.7.0",  "1.8.1",  "1.10.1", "1.13.0", "1.14.0", "1.15.0"};
-const std::vector<std::string> kNotReleases = {"0.99.0",   "1.3.7",  "1.14.9", "0.20.99", "1.15", "v1.15.0",
-                                               "1.15.0.1", "0.13.2", "1.16.0", "2.0.0",   ""};
+// Every published release 0.14.0 - 1.16.0 that golden/cases-releases records, and published ones between them.
+const std::vector<std::string> kReleases = {"0.14.0", "0.16.0", "0.20.3", "0.22.0", "0.24.1", "0.25.0",
+                                            "0.26.1", "0.27.2", "0.28.0", "0.29.3", "0.30.1", "0.34.2",
+                                            "1.0.1",  "1.4.0",  "1.5.2",  "1.6.0",  "1.7.0",  "1.8.1",
+                                            "1.10.1", "1.13.0", "1.14.0", "1.15.0", "1.16.0"};
+const std::vector<std::string> kNotReleases = {"0.99.0",   "1.3.7",  "1.14.9", "0.20.99", "1.15",  "v1.15.0",
+                                               "1.15.0.1", "0.13.2", "1.16.1", "1.17.0",  "2.0.0", ""};
 
 SurfaceCase releases(Rng& rng) {
   SurfaceCase c;
