@@ -1,6 +1,6 @@
 // The Accelerate releases whose semantics the core reproduces, and where they differ.
 //
-// One core serves every modelled release (0.14.0 - 1.15.0): each place where a release behaves differently asks
+// One core serves every modelled release (0.14.0 - 1.16.0): each place where a release behaves differently asks
 // one of the named rules below, which cite the release range, and branches there. What each rule says, and the
 // evidence (the release's own source, bisected from the PyPI wheels, and the recordings of
 // golden/cases-releases/), is in golden/releases.md. torch's shuffle for the two randperm loops is in randperm.hpp.
