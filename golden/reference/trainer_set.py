@@ -95,6 +95,10 @@ def cases(version):
     out["r2-n23-b2-k2-e2-noseedable"] = config(v, 2, 23, 2, 2, 2,
                                                accelerator_config={"use_seedable_sampler": False})
     out["r2-n25-b2-k2-e2-splitbatches"] = config(v, 2, 25, 2, 2, 2, accelerator_config={"split_batches": True})
+    # Issue 51: a train loader of length 0 (1 sample, batch 2 per device, drop_last): epoch-based training raises
+    # (`if len_dataloader:` is false and max_steps is -1); with max_steps it trains 0 steps.
+    out["r2-n1-b2-k1-e1-droplast-empty"] = config(v, 2, 1, 2, 1, 1, dataloader_drop_last=True)
+    out["r2-n1-b2-k1-maxsteps3-droplast-empty"] = config(v, 2, 1, 2, 1, 1, dataloader_drop_last=True, max_steps=3)
     # Resumed from checkpoint-G.
     out["r2-n27-b2-k3-e3-resume-g2"] = config(v, 2, 27, 2, 3, 3, resume=resume(2, 2, 2, 3))
     out["r2-n27-b2-k3-e3-resume-g3-epochend"] = config(v, 2, 27, 2, 3, 3, resume=resume(3, 2, 2, 3))
