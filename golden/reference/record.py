@@ -1119,7 +1119,9 @@ def record(doc, case_name=None, hang_timeout=DEFAULT_HANG_TIMEOUT):
             if dispatch is None:
                 dispatch = bool(config.get("put_on_device")) and config.get("dataset_kind", "map") in (
                     "iterable", "hf-iterable")
-            if config.get("multiprocess") or dispatch or config.get("rng_types"):
+            # One process with `multiprocess: false` has no group (issue 51): its dispatcher's broadcast(None) is a
+            # no-op there, and Accelerate's own check raises ValueError, where a gloo group raises TypeError first.
+            if config.get("multiprocess") or (dispatch and config["num_processes"] > 1) or config.get("rng_types"):
                 error, ranks = record_loader_multi(config, hang_timeout)
             else:
                 error, ranks = record_loader_single(config)
