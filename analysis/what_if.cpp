@@ -189,6 +189,17 @@ Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrd
   return t;
 }
 
+// A StatefulDataLoader with workers in 0.34.0 - 1.12.x (snapshot_raises): what every rank's every pass raises.
+std::string snapshot_failure(const trace::LoaderCase& c) {
+  const bool dispatches = resolve_dispatch_batches(c.loader, c.prepare);
+  return std::string("KeyError: '_sampler_iter_yielded' on ") + (dispatches ? "rank 0" : "every rank") +
+         " in every pass, before any batch" +
+         (dispatches ? " (the other ranks then fail in the broadcast: RuntimeError: Connection closed by peer)" : "") +
+         ": Accelerate " + c.prepare.release.name() +
+         " reads that count from a StatefulDataLoader's state, which has none with num_workers > 0 (1.13.0 on: "
+         "read only where present)";
+}
+
 // Every rank replayed through the simulator, one rank at a time (O(N/R) batches alive), counting ids into
 // a byte-per-sample map: for configs whose ranks do not share one order.
 void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t strip_bins, const Progress& progress) {
@@ -198,8 +209,15 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
   if (one_pass.set_epoch) one_pass.set_epoch->resize(1);
   MultiplicityCounter counter(c.loader.dataset_len);
   std::int64_t yielded = 0;
+  std::int64_t failed_ranks = 0;
+  std::optional<std::string> first_failure;
   const auto consume = [&](const trace::RankRecord& r) {
     const auto& pass = r.epochs.at(0);
+    if (pass.error) {
+      ++failed_ranks;
+      if (!first_failure)
+        first_failure = pass.error->type + ": " + pass.error->message + " (rank " + std::to_string(r.rank) + ")";
+    }
     s.batches_per_rank.push_back(static_cast<std::int64_t>(pass.batches.size()));
     // len() of the loader this pass iterates: the skipped loader's on a resume, as the direct path reports.
     const auto& iterated = pass.skipped_loader ? *pass.skipped_loader : r.attributes;
@@ -231,6 +249,14 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
       s.rejected = std::string(python_name(e.type())) + ": " + e.message();
       return;
     }
+  }
+  if (failed_ranks == R && first_failure) {
+    // Every rank's pass raised (as replayed): the snapshot rule says why, in the report's words, where it applies.
+    s.iteration_error =
+        snapshot_raises(c.prepare.release, c.prepare.use_stateful_dataloader, c.loader.workers.active(), R) &&
+                !first_pass_skip(c)
+            ? snapshot_failure(c)
+            : *first_failure;
   }
   s.coverage = counter.finish(kShownIds);
   s.coverage.counts.yielded = yielded;
@@ -278,6 +304,11 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
     }
     if (plan.dispatch_fails()) {
       s.iteration_error = "TypeError: no batch can be formed, every rank fails in the broadcast";
+    }
+    if (plan.snapshot_raises()) {
+      s.iteration_error = snapshot_failure(c);
+      finish_steps(s);
+      return s;
     }
     const auto runs = plan.runs();
     s.resumed_from = plan.resume_position();
@@ -590,7 +621,7 @@ void add_hf_warnings(WhatIfReport& report) {
 void add_worker_warnings(WhatIfReport& report) {
   const Scenario& s = report.scenarios.front();
   const DataLoaderWorkers& workers = s.config.loader.workers;
-  if (s.rejected || !workers_interleave(s.config.loader)) return;
+  if (s.rejected || s.iteration_error || !workers_interleave(s.config.loader)) return;
   const Scenario* single = scenario_labelled(report, "num_workers=0");
   if (!single || single->rejected) return;
   const std::int64_t W = workers.num_workers;
@@ -653,7 +684,8 @@ void add_warnings(WhatIfReport& report) {
             .with("error", *s.iteration_error));
   }
   const auto& cov = s.coverage.counts;
-  if (cov.duplicated > 0) {
+  // A job whose every rank fails yields nothing: what it would duplicate or drop is not the finding.
+  if (cov.duplicated > 0 && !s.iteration_error) {
     std::ostringstream os;
     os << counted(cov.repeated, "sample is", "samples are") << " seen ";
     if (cov.max_times == 2) {
@@ -676,7 +708,7 @@ void add_warnings(WhatIfReport& report) {
                     .with("max_times_seen", cov.max_times)
                     .with("ids", s.coverage.duplicated_ids.first_ids(kShownIds)));
   }
-  if (cov.dropped > 0) {
+  if (cov.dropped > 0 && !s.iteration_error) {
     std::ostringstream os;
     os << counted(cov.dropped, "sample is", "samples are") << " never seen in the epoch (ids "
        << format_id_ranges(s.coverage.dropped_ids, cov.dropped) << ")";
@@ -777,7 +809,7 @@ void add_warnings(WhatIfReport& report) {
                     .with("min_steps", s.min_steps)
                     .with("max_steps", s.max_steps));
   }
-  if (!s.len_mismatch_ranks.empty()) {
+  if (!s.len_mismatch_ranks.empty() && !s.iteration_error) {
     const auto r = s.len_mismatch_ranks.front();
     std::ostringstream os;
     os << "len() disagrees with what is yielded on ranks " << rank_ranges(s.len_mismatch_ranks) << " (rank " << r

@@ -6,6 +6,7 @@
 
 #include "mutation.hpp"
 #include "randperm.hpp"
+#include "stateful_loader_state.hpp"
 
 namespace accel {
 namespace {
@@ -129,7 +130,7 @@ DataLoaderDispatcher::DataLoaderDispatcher(DispatcherOptions options)
 DataLoaderDispatcher DataLoaderDispatcher::skip_first_batches(std::int64_t num_batches) const {
   DataLoaderDispatcher skipped = *this;
   // skip_first_batches builds its dispatcher over a plain DataLoader (no use_stateful_dataloader).
-  skipped.options_.stateful = false;
+  skipped.options_.stateful = skipped.options_.snapshot_raises = false;
   // ...and before 1.16.0 without the torch_device_mesh (data_loader.py's skip_first_batches passes split_batches, the
   // batch sampler and the iteration, never the mesh; recorded): a resumed tp job's dispatcher slices every batch over
   // all ranks. 1.16.0 passes the mesh (skip_keeps_loader_options; recorded).
@@ -207,6 +208,8 @@ DataLoaderDispatcher::Fetched DataLoaderDispatcher::fetch(BaseIterator& it, Comm
   Fetched out;
   std::vector<Batch> batches;
   if (main) {
+    // _fetch_batches snapshots the state before each fetch: the first raises, before anything is broadcast.
+    if (options_.snapshot_raises) throw missing_sampler_iter_yielded();
     bool exhausted = false;
     if (options_.split_batches) {
       if (auto b = it.next()) out.batch = std::move(*b); else exhausted = true;

@@ -42,6 +42,8 @@ struct DispatcherOptions {
   // The base loader is torchdata's StatefulDataLoader (use_stateful_dataloader=True): built with an iterator
   // its first pass uses, and the class missing attributes are reported on.
   bool stateful = false;
+  // Rank 0's every pass raises at its first state snapshot (snapshot_raises, stateful_loader_state.hpp).
+  bool snapshot_raises = false;
   // A torch_device_mesh with "tp": rank 0 fetches one batch per step and every rank receives all of it.
   DispatcherMesh mesh = DispatcherMesh::Plain;
   // Rank 0's DataLoader's worker processes.

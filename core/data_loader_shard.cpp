@@ -65,7 +65,8 @@ DataLoaderShard DataLoaderShard::skip_first_batches(std::int64_t num_batches) co
   // Before 1.15.0 the new DataLoaderShard starts its own iteration counter at 0 (#4071 hands it this one's).
   if (!skip_keeps_iteration(release())) skipped.iteration_ = 0;
   // skip_first_batches builds a plain DataLoader (no use_stateful_dataloader): it builds its own iterators.
-  if (skipped.map_) skipped.map_->stateful = false;
+  if (skipped.map_) skipped.map_->stateful = skipped.map_->snapshot_raises = false;
+  if (skipped.iterable_) skipped.iterable_->snapshot_raises = false;
   skipped.initial_iterator_ = false;
   // ...over a DataLoader of its own, whose workers start afresh.
   skipped.persistent_dataset_.reset();
@@ -260,6 +261,16 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
   SampleOrder order = next_order(restored.discarded_iterators, std::exchange(initial_iterator_, false));
   LoaderPass pass{std::move(order), layout(),   skip_.value_or(0) + restored.skipped_batches,
                   remainder,        iteration_, sampler_epoch()};
+  if (map_ ? map_->snapshot_raises : iterable_->snapshot_raises) {
+    // The snapshot after the lookahead fetch raises before anything is yielded or counted. A pass with nothing to
+    // fetch yields a bare None first in these releases, which no loader model carries.
+    if (pass.underlying_batches() == 0) {
+      throw NotModelled(
+          "an empty pass of a StatefulDataLoader with worker processes in Accelerate 0.34.0 - 1.12.x (it yields None, "
+          "then raises; not recorded)");
+    }
+    throw missing_sampler_iter_yielded();
+  }
   // A pass whose underlying loader yields nothing at all returns before counting an iteration; one
   // whose batches are all skipped still counts.
   if (pass.underlying_batches() - (iterable_ && !mutant(Mutation::IterableSkipKeepsCounter) ? 0 : pass.skip) > 0) ++iteration_;

@@ -63,6 +63,8 @@ struct MapLoaderOptions {
   bool stateful = false;
   // persistent_workers with num_workers > 0: one iterator serves every pass, so only the first draws a _base_seed.
   bool persistent_workers = false;
+  // Every pass raises at its first state snapshot (snapshot_raises, stateful_loader_state.hpp).
+  bool snapshot_raises = false;
   // The dataset maps the sampler's index to an example (a shuffled datasets.Dataset); null: index == example.
   std::shared_ptr<const std::vector<std::int64_t>> index_map;
   AccelerateRelease release = kDefaultRelease;
@@ -80,6 +82,8 @@ struct IterableLoaderOptions {
   // The dataset is a datasets.IterableDataset (this rank's, as prepare handed it over): the loader calls its
   // set_epoch with the iteration counter and reads what it yields, per worker; len() raises, as len(dataset) does.
   std::optional<HfIterableDataset> hf_dataset;
+  // Every pass raises at its first state snapshot (snapshot_raises, stateful_loader_state.hpp).
+  bool snapshot_raises = false;
   AccelerateRelease release = kDefaultRelease;
 };
 

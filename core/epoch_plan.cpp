@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "mutation.hpp"
+#include "stateful_loader_state.hpp"
 
 namespace accel {
 
@@ -32,6 +33,9 @@ EpochPlan::EpochPlan(const DataLoaderArgs& loader, const PrepareOptions& options
     d.skip_underlying = iterable ? 0 : skip_.value_or(0);
     dispatch_ = plan_dispatch(d);
   }
+  // skip_first_batches' loader is a plain DataLoader: only the prepared one snapshots.
+  snapshot_raises_ = !skip_ && accel::snapshot_raises(options_.release, options_.use_stateful_dataloader,
+                                                      loader_.workers.active(), options_.num_processes);
 }
 
 std::int64_t EpochPlan::skipped_dispatches() const noexcept {
@@ -52,6 +56,7 @@ EpochPlan::Layout EpochPlan::layout(std::int64_t rank) const {
 }
 
 std::int64_t EpochPlan::batches(std::int64_t rank) const {
+  if (snapshot_raises_) return 0;
   if (dispatch_) {
     if (dispatch_->fails) return 0;
     return std::max<std::int64_t>(0, static_cast<std::int64_t>(dispatch_->batches.size()) - skipped_dispatches());
@@ -116,6 +121,7 @@ std::int64_t EpochPlan::resume_position() const {
 
 std::vector<PositionRun> EpochPlan::runs() const {
   std::vector<PositionRun> out;
+  if (snapshot_raises_) return out;
   if (dispatch_) {
     if (dispatch_->fails) return out;
     const auto& all = dispatch_->batches;

@@ -31,6 +31,9 @@ class EpochPlan {
   bool dispatches() const noexcept { return dispatch_.has_value(); }
   // The dispatcher cannot form any batch: every rank raises TypeError.
   bool dispatch_fails() const noexcept { return dispatch_ && dispatch_->fails; }
+  // Every pass raises at its first state snapshot before yielding anything (snapshot_raises,
+  // stateful_loader_state.hpp: a StatefulDataLoader with workers in 0.34.0 - 1.12.x): no rank yields a batch.
+  bool snapshot_raises() const noexcept { return snapshot_raises_; }
   // Positions in the epoch order (the sampler's length; the dataset's for iterable datasets).
   std::int64_t order_length() const noexcept { return order_length_; }
 
@@ -58,6 +61,7 @@ class EpochPlan {
   std::optional<std::int64_t> skip_;
   std::int64_t order_length_ = 0;
   std::optional<DispatchPlan> dispatch_;
+  bool snapshot_raises_ = false;
 };
 
 }  // namespace accel

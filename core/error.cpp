@@ -11,14 +11,16 @@ std::string_view python_name(PyErrorType type) noexcept {
     case PyErrorType::ZeroDivisionError: return "ZeroDivisionError";
     case PyErrorType::IndexError: return "IndexError";
     case PyErrorType::ImportError: return "ImportError";
+    case PyErrorType::KeyError:
+      return "KeyError";
   }
   return "Exception";
 }
 
 std::optional<PyErrorType> py_error_type(std::string_view name) noexcept {
-  for (PyErrorType t : {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError,
-                        PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError,
-                        PyErrorType::IndexError, PyErrorType::ImportError}) {
+  for (PyErrorType t :
+       {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError, PyErrorType::RuntimeError,
+        PyErrorType::ZeroDivisionError, PyErrorType::IndexError, PyErrorType::ImportError, PyErrorType::KeyError}) {
     if (python_name(t) == name) return t;
   }
   return std::nullopt;

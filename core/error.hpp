@@ -12,7 +12,16 @@
 
 namespace accel {
 
-enum class PyErrorType { ValueError, TypeError, AttributeError, RuntimeError, ZeroDivisionError, IndexError, ImportError };
+enum class PyErrorType {
+  ValueError,
+  TypeError,
+  AttributeError,
+  RuntimeError,
+  ZeroDivisionError,
+  IndexError,
+  ImportError,
+  KeyError
+};
 
 std::string_view python_name(PyErrorType type) noexcept;
 // The type python_name names ("ValueError" -> ValueError), for errors carried as data (a trace's error record).
@@ -31,6 +40,12 @@ class AccelerateError : public std::runtime_error {
  private:
   PyErrorType type_;
   std::string where_;
+};
+
+// A configuration whose outcome the core does not model, rather than a guess: callers refuse it as not simulated.
+class NotModelled : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 }  // namespace accel

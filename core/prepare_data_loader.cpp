@@ -387,6 +387,8 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       d.process_group = options.process_group;
       d.stateful = options.use_stateful_dataloader;
       d.workers = loader.workers;
+      d.snapshot_raises = snapshot_raises(options.release, options.use_stateful_dataloader, loader.workers.active(),
+                                          job_options.num_processes);
       d.release = options.release;
       if (loader.hf_map_shuffle_seed) {
         d.index_map = std::make_shared<const std::vector<std::int64_t>>(
@@ -406,6 +408,8 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       it.torch_version = options.torch_version;
       it.workers = loader.workers;
       it.release = options.release;
+      it.snapshot_raises = snapshot_raises(options.release, options.use_stateful_dataloader, loader.workers.active(),
+                                           job_options.num_processes);
       if (loader.hf_dataset) {
         if (sharded && !options.split_batches && hf_shard_rule(options.release) == HfShardRule::ReadsMissingNShard) {
           throw AccelerateError(PyErrorType::AttributeError, "prepare_data_loader",
@@ -427,6 +431,8 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     map.stateful = options.use_stateful_dataloader;
     map.persistent_workers = loader.workers.active() && loader.workers.persistent_workers;
     map.release = options.release;
+    map.snapshot_raises = snapshot_raises(options.release, options.use_stateful_dataloader, loader.workers.active(),
+                                          job_options.num_processes);
     if (loader.hf_map_shuffle_seed) {
       map.index_map = std::make_shared<const std::vector<std::int64_t>>(
           hf_dataset_shuffle_indices(loader.dataset_len, *loader.hf_map_shuffle_seed));

@@ -27,4 +27,14 @@ RestoredPass pass_after_load(const StatefulLoaderState& state) {
   return {state.batches_yielded, 0};
 }
 
+bool snapshot_raises(AccelerateRelease release, bool stateful, bool workers_active, std::int64_t num_processes) {
+  return stateful && workers_active && num_processes > 1 && adjusts_stateful_state_for_prefetch(release) &&
+         !mutant(Mutation::StatefulWorkersSnapshotSucceeds);
+}
+
+AccelerateError missing_sampler_iter_yielded() {
+  // str(KeyError(key)) is the key's repr.
+  return AccelerateError(PyErrorType::KeyError, "iterate", "'_sampler_iter_yielded'");
+}
+
 }  // namespace accel

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "accelerate_release.hpp"
+#include "error.hpp"
 
 namespace accel {
 
@@ -45,5 +46,14 @@ struct RestoredPass {
 };
 
 RestoredPass pass_after_load(const StatefulLoaderState& state);
+
+// Whether taking a snapshot raises: 0.34.0 - 1.12.x's adjust_state_dict_for_prefetch reads the state's
+// _sampler_iter_yielded unguarded when distributed (num_processes > 1), and a StatefulDataLoader with worker
+// processes keeps no such key (its state is per worker). The first snapshot is taken before a pass yields anything
+// (DataLoaderShard: after its lookahead fetch; the dispatcher's rank 0: before its first fetch), so every pass
+// raises; 1.13.0 reads the key only where present. Recorded: golden/cases-releases/*/rel-workers-stateful-*.
+bool snapshot_raises(AccelerateRelease release, bool stateful, bool workers_active, std::int64_t num_processes);
+// What it raises: KeyError('_sampler_iter_yielded'), where "iterate".
+AccelerateError missing_sampler_iter_yielded();
 
 }  // namespace accel

@@ -66,5 +66,6 @@ void trainer_eval_loss_weights_padded_batches();
 void every_release_gives_an_unshuffled_loader_the_same_batches();
 void hf_shard_path_follows_the_release();
 void unseeded_releases_ignore_set_seed();
+void stateful_workers_fail_every_pass_before_113();
 
 }  // namespace accel::props

@@ -12,6 +12,12 @@
 //      IterableDatasetShard (always before 1.8.0): each release gives exactly the batches of 1.15.0 when it takes
 //      .shard() (1.15.0 takes it whenever S >= R) and of 1.7.0 when it does not (golden/cases-releases/*/rel-hf-*:
 //      the groups 1.4-1.7 · 1.8.1-1.15 with S > R, 1.4-1.13 · 1.14-1.15 with S == R).
+// 20d. use_stateful_dataloader with num_workers > 0 on R > 1 processes: in 0.34.0 - 1.12.x every pass of every rank
+//      yields nothing and fails, rank 0 with KeyError('_sampler_iter_yielded') (its first state snapshot), the other
+//      ranks with the same KeyError (DataLoaderShard) or, under dispatch_batches, gloo's "Connection closed by peer"
+//      (rank 0 never broadcasts and its process ends); the counters stay at 0. In 1.13.0 on the same job yields the
+//      batches of the loader without use_stateful_dataloader (golden/cases-releases/*/rel-workers-stateful-*; workers
+//      are recorded from 1.4.0 on).
 #include <rapidcheck.h>
 
 #include <numeric>
@@ -111,6 +117,58 @@ void hf_shard_path_follows_the_release() {
   RC_ASSERT(!got.error);
   RC_ASSERT(!expected.error);
   RC_ASSERT(batches_of(got) == batches_of(expected));
+}
+
+void stateful_workers_fail_every_pass_before_113() {
+  const std::int64_t R = *int_in(2, 5);
+  const bool dispatch = *rc::gen::arbitrary<bool>();
+  const std::string kind = dispatch ? "iterable" : *rc::gen::element<std::string>("map", "iterable");
+  const std::int64_t b = *int_in(1, 4);
+  const std::int64_t epochs = *int_in(1, 3);
+  trace::Json c = {{"api", "accelerator"},
+                   {"dataset_kind", kind},
+                   {"dataset_len", *int_in(R * b, 60)},  // every rank's pass has a batch to fetch
+                   {"batch_size", b},
+                   {"num_processes", R},
+                   {"multiprocess", true},
+                   {"shuffle", kind == "map" && *rc::gen::arbitrary<bool>()},
+                   {"num_workers", *int_in(1, 4)},
+                   {"persistent_workers", *rc::gen::arbitrary<bool>()},
+                   {"epochs", epochs},
+                   {"torch_version", "2.6"},
+                   {"accelerator", {{"use_stateful_dataloader", true}, {"dispatch_batches", dispatch}}}};
+  const std::string release =
+      *rc::gen::element<std::string>("1.4.0", "1.5.2", "1.7.0", "1.8.1", "1.12.0", "1.13.0", "1.14.0", "1.16.0");
+  c["accelerate_version"] = release;
+  RC_LOG() << c.dump() << "\n";
+  const trace::Trace got = simulate_json(c);
+  RC_ASSERT(!got.error);
+  const bool raises = modelled_release(release) < AccelerateRelease{1, 13, 0};
+  RC_TAG(raises ? "fails every pass" : "yields");
+  if (!raises) {
+    trace::Json plain = c;
+    plain["accelerator"]["use_stateful_dataloader"] = false;
+    RC_ASSERT(batches_of(got) == batches_of(simulate_json(plain)));
+    return;
+  }
+  const auto& ranks = std::get<std::vector<trace::RankRecord>>(got.body);
+  RC_ASSERT(ranks.size() == static_cast<std::size_t>(R));
+  for (const trace::RankRecord& r : ranks) {
+    RC_ASSERT(!r.error);
+    RC_ASSERT(r.epochs.size() == static_cast<std::size_t>(epochs));
+    for (const trace::PassRecord& p : r.epochs) {
+      RC_ASSERT(p.batches.empty());
+      RC_ASSERT(p.iteration_after == std::optional<std::int64_t>(0));
+      RC_ASSERT(p.error.has_value());
+      if (r.rank == 0 || !dispatch) {
+        RC_ASSERT(p.error->type == "KeyError");
+        RC_ASSERT(p.error->message == "'_sampler_iter_yielded'");
+      } else {
+        RC_ASSERT(p.error->type == "RuntimeError");
+        RC_ASSERT(p.error->message.find("Connection closed by peer") != std::string::npos);
+      }
+    }
+  }
 }
 
 void unseeded_releases_ignore_set_seed() {

@@ -25,9 +25,10 @@ class InProcessGroup::Endpoint final : public Communicator {
   std::int64_t rank_;
 };
 
-InProcessGroup::InProcessGroup(std::int64_t world_size, std::chrono::milliseconds timeout)
+InProcessGroup::InProcessGroup(std::int64_t world_size, std::chrono::milliseconds timeout, RankExit exit)
     : world_(world_size),
       timeout_(timeout),
+      exit_(exit),
       next_index_(static_cast<std::size_t>(world_size), 0),
       left_(static_cast<std::size_t>(world_size), false) {
   for (std::int64_t r = 0; r < world_size; ++r) endpoints_.push_back(std::make_unique<Endpoint>(*this, r));
@@ -48,6 +49,11 @@ void InProcessGroup::check_stuck_locked() {
   // A collective is stuck when every rank that has not entered it has left the group.
   for (auto& [index, p] : pending_) {
     if (p.done) continue;
+    if (exit_ == RankExit::ClosesConnection && left_[0] && !p.arrived[0]) {
+      p.done = true;
+      p.closed = true;
+      continue;
+    }
     std::vector<std::int64_t> missing;
     bool someone_may_come = false;
     for (std::int64_t r = 0; r < world_; ++r) {
@@ -98,10 +104,12 @@ std::vector<Batch> InProcessGroup::collective(std::int64_t rank, const std::stri
                 std::to_string(timeout_.count()) + " ms waiting for ranks " + rank_list(missing);
   }
   std::vector<Batch> result;
+  const bool closed = p.closed;
   std::string failure = p.failure;
   std::vector<std::int64_t> missing = p.missing;
-  if (failure.empty()) result = p.payloads;
+  if (failure.empty() && !closed) result = p.payloads;
   if (++p.released == p.count) pending_.erase(index);
+  if (closed) throw connection_closed_by_peer();
   if (!failure.empty()) throw CollectiveError(failure, missing, index);
   return result;
 }

@@ -18,13 +18,16 @@
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "rank_exit.hpp"
 
 namespace accel::sim {
 
 class InProcessGroup {
  public:
-  explicit InProcessGroup(std::int64_t world_size,
-                          std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+  // `exit`: RankExit::ClosesConnection fails a collective rank 0 has ended without entering with
+  // connection_closed_by_peer() on every rank that enters it, at once.
+  explicit InProcessGroup(std::int64_t world_size, std::chrono::milliseconds timeout = std::chrono::milliseconds(30000),
+                          RankExit exit = RankExit::KeepsConnection);
   ~InProcessGroup();
   InProcessGroup(const InProcessGroup&) = delete;
   InProcessGroup& operator=(const InProcessGroup&) = delete;
@@ -44,6 +47,7 @@ class InProcessGroup {
     std::int64_t released = 0;
     bool done = false;
     std::string failure;
+    bool closed = false;  // rank 0 ended without entering it (RankExit::ClosesConnection)
     std::vector<std::int64_t> missing;
   };
 
@@ -52,6 +56,7 @@ class InProcessGroup {
 
   std::int64_t world_;
   std::chrono::milliseconds timeout_;
+  RankExit exit_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::int64_t> next_index_;
@@ -63,8 +68,8 @@ class InProcessGroup {
 // Runs `per_rank(rank, comm)` for every rank, one thread each over an in-process group. A rank leaves the
 // group when its function returns or throws; the first rank's exception is rethrown once every thread ended.
 template <typename F>
-void run_ranks_in_threads(std::int64_t world, F per_rank) {
-  InProcessGroup group(world);
+void run_ranks_in_threads(std::int64_t world, F per_rank, RankExit exit = RankExit::KeepsConnection) {
+  InProcessGroup group(world, std::chrono::milliseconds(30000), exit);
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(world));

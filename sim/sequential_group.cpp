@@ -23,7 +23,8 @@ class SequentialGroup::Endpoint final : public Communicator {
 
   std::int64_t rank() const override { return rank_; }
   std::int64_t world_size() const override { return group_.world_; }
-  std::int64_t entered() const noexcept { return next_; }
+  // Collectives entered, not counting those that failed because rank 0 had ended (none of them waits).
+  std::int64_t entered() const noexcept { return closed_ ? limit_ : next_; }
   bool blocked() const noexcept { return blocked_op_.has_value(); }
   const std::string& blocked_op() const { return *blocked_op_; }
 
@@ -66,6 +67,11 @@ class SequentialGroup::Endpoint final : public Communicator {
     const std::int64_t index = next_++;
     if (index >= limit_ && !record_) {
       if (hang_) throw *hang_;
+      if (group_.exit_ == RankExit::ClosesConnection) {
+        // On a first run rank 0 has ended without entering #index: its connection is closed.
+        closed_ = true;
+        throw connection_closed_by_peer();
+      }
       blocked_op_ = op;
       // Placeholder: a rank that waits here is run again, stopped by the real error.
       throw CollectiveError("blocked", {}, index);
@@ -83,9 +89,10 @@ class SequentialGroup::Endpoint final : public Communicator {
   std::optional<CollectiveError> hang_;
   std::int64_t next_ = 0;
   std::optional<std::string> blocked_op_;
+  bool closed_ = false;
 };
 
-SequentialGroup::SequentialGroup(std::int64_t world_size) : world_(world_size) {}
+SequentialGroup::SequentialGroup(std::int64_t world_size, RankExit exit) : world_(world_size), exit_(exit) {}
 
 bool SequentialGroup::run(const std::function<void(std::int64_t, Communicator&)>& per_rank) {
   const auto R = static_cast<std::size_t>(world_);

@@ -21,12 +21,15 @@
 #include <vector>
 
 #include "core/communicator.hpp"
+#include "rank_exit.hpp"
 
 namespace accel::sim {
 
 class SequentialGroup {
  public:
-  explicit SequentialGroup(std::int64_t world_size);
+  // `exit`: RankExit::ClosesConnection makes a rank that goes past rank 0's last collective fail there (and at every
+  // later one) with connection_closed_by_peer() and go on, instead of waiting for a hang.
+  explicit SequentialGroup(std::int64_t world_size, RankExit exit = RankExit::KeepsConnection);
 
   // Runs per_rank(r, comm) for every rank (again for ranks that must stop at a hang). An exception
   // other than CollectiveError ends that rank (it leaves the group); after all ranks ran, the lowest
@@ -44,6 +47,7 @@ class SequentialGroup {
   struct Unschedulable {};
 
   std::int64_t world_;
+  RankExit exit_;
   std::vector<Entry> log_;  // rank 0's collectives, in order
 };
 

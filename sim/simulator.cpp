@@ -11,6 +11,7 @@
 #include "in_process_group.hpp"
 #include "metrics_simulator.hpp"
 #include "sequential_group.hpp"
+#include "trace/trace_json.hpp"
 #include "training_simulator.hpp"
 
 namespace accel::sim {
@@ -128,13 +129,16 @@ std::vector<trace::RankRecord> simulate_ranks_threaded(const trace::LoaderCase& 
   const std::int64_t world = config.prepare.num_processes;
   std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
-  run_ranks_in_threads(world, [&](std::int64_t r, Communicator& comm) {
-    try {
-      ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
-    } catch (...) {
-      failures[static_cast<std::size_t>(r)] = std::current_exception();
-    }
-  });
+  run_ranks_in_threads(
+      world,
+      [&](std::int64_t r, Communicator& comm) {
+        try {
+          ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm);
+        } catch (...) {
+          failures[static_cast<std::size_t>(r)] = std::current_exception();
+        }
+      },
+      RankExit::ClosesConnection);
   for (auto& f : failures)
     if (f) std::rethrow_exception(f);
   return ranks;
@@ -267,7 +271,8 @@ trace::Trace simulate(const trace::LoaderCase& config) {
     if (needs_communicator(config)) {
       // One rank after another (every collective a loader makes is rooted at rank 0); the threaded
       // group only for a pattern that cannot be scheduled so.
-      SequentialGroup group(world);
+      // A rank's process ends with its passes, closing its connections (rank_exit.hpp).
+      SequentialGroup group(world, RankExit::ClosesConnection);
       const bool scheduled = group.run([&](std::int64_t r, Communicator& comm) {
         ranks[static_cast<std::size_t>(r)] = simulate_rank(config, r, &comm, draws);
       });
@@ -280,6 +285,8 @@ trace::Trace simulate(const trace::LoaderCase& config) {
     t.error = case_error(config, e);
     if (reports_error_rank(config)) t.error->rank = 0;
     ranks.clear();
+  } catch (const NotModelled& e) {
+    throw trace::ConfigError(std::string("config: ") + e.what() + " is not simulated");
   }
   t.body = std::move(ranks);
   return t;

@@ -330,13 +330,6 @@ void refuse_unmodelled_for_release(const LoaderCase& lc) {
   if (lc.loader.length_grouping) {
     fail("dataset_kind", "a LengthGroupedSampler" + with + ": recorded with " + std::string(kAccelerateVersion) + " only");
   }
-  // 0.34.0 - 1.12.x with workers raise KeyError on every pass (golden/releases.md): not modelled.
-  if (lc.prepare.use_stateful_dataloader && lc.loader.workers.active() && adjusts_stateful_state_for_prefetch(r)) {
-    fail("accelerator.use_stateful_dataloader",
-         "true with num_workers > 0" + with +
-             " (its adjust_state_dict_for_prefetch reads _sampler_iter_yielded, which a multi-process "
-             "StatefulDataLoader's state does not have: KeyError on every pass, recorded but not modelled)");
-  }
 }
 
 LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_caller) {

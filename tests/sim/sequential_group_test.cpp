@@ -77,10 +77,10 @@ TEST(SequentialGroup, HangsWhereTheThreadedGroupHangs) {
   }
 }
 
-TEST(SequentialGroup, SeedOverflowOnRankZeroHangsTheOtherRanksLikeTheThreadedRun) {
+TEST(SequentialGroup, SeedOverflowOnRankZeroClosesTheOtherRanksConnectionsLikeTheThreadedRun) {
   // The seedable sampler's seed 2^64 - 1 + epoch leaves torch's range on the second pass: only rank 0
-  // draws (it alone iterates the dispatcher's loader), raises before its broadcast, and leaves; ranks 1
-  // and 2 wait in collective #5 forever.
+  // draws (it alone iterates the dispatcher's loader), raises before its broadcast, and its process ends; ranks 1
+  // and 2, waiting in collective #5, get gloo's connection error in that pass.
   auto c = map_case(3, 10, 2);
   c.prepare.dispatch_batches = true;
   c.prepare.put_on_device = true;
@@ -102,11 +102,57 @@ TEST(SequentialGroup, SeedOverflowOnRankZeroHangsTheOtherRanksLikeTheThreadedRun
       EXPECT_EQ(sequential[r].epochs[e].batches, threaded[r].epochs[e].batches);
     }
   }
-  ASSERT_TRUE(sequential[1].error.has_value());
-  EXPECT_EQ(sequential[1].error->type, "Hang");
-  EXPECT_EQ(
-      sequential[1].error->message,
-      "collective #5 (broadcast_object_list) would hang: ranks 1, 2 entered it, ranks 0 finished without entering it");
+  for (std::size_t r = 1; r < 3; ++r) {
+    EXPECT_FALSE(sequential[r].error.has_value()) << "rank " << r << " goes on after the failed pass";
+    ASSERT_EQ(sequential[r].epochs.size(), 2u);
+    ASSERT_TRUE(sequential[r].epochs[1].error.has_value());
+    EXPECT_EQ(sequential[r].epochs[1].error->type, "RuntimeError");
+    EXPECT_NE(sequential[r].epochs[1].error->message.find("Connection closed by peer"), std::string::npos);
+  }
+  ASSERT_TRUE(sequential[0].epochs.at(1).error.has_value());
+  EXPECT_NE(sequential[0].epochs[1].error->type, "RuntimeError") << "rank 0 fails with the seed's own error";
+}
+
+// RankExit::ClosesConnection: rank r makes counts[r] broadcasts, each in its own try, and goes on after a failure.
+// What every rank saw per broadcast: "ok", "closed" (gloo's RuntimeError) or a hang's message.
+std::vector<std::vector<std::string>> closed_outcomes(bool sequential, const std::vector<int>& counts) {
+  const auto world = static_cast<std::int64_t>(counts.size());
+  std::vector<std::vector<std::string>> out(counts.size());
+  const auto per_rank = [&](std::int64_t r, Communicator& comm) {
+    auto& mine = out[static_cast<std::size_t>(r)];
+    mine.clear();  // a rank stopped at a hang runs again
+    for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k) {
+      try {
+        comm.broadcast_object({k}, 0);
+        mine.push_back("ok");
+      } catch (const AccelerateError& e) {
+        EXPECT_EQ(e.type(), PyErrorType::RuntimeError);
+        EXPECT_NE(e.message().find("Connection closed by peer"), std::string::npos);
+        mine.push_back("closed");
+      } catch (const CollectiveError& e) {
+        mine.push_back(std::string(e.what()));
+        return;
+      }
+    }
+  };
+  if (sequential) {
+    SequentialGroup group(world, RankExit::ClosesConnection);
+    EXPECT_TRUE(group.run(per_rank));
+  } else {
+    run_ranks_in_threads(world, per_rank, RankExit::ClosesConnection);
+  }
+  return out;
+}
+
+TEST(SequentialGroup, RankZerosEndClosesTheConnectionLikeTheThreadedGroup) {
+  // Rank 0 ends first: the others' later broadcasts fail at once and they go on.
+  const auto got = closed_outcomes(true, {1, 3, 2});
+  EXPECT_EQ(got, (std::vector<std::vector<std::string>>{{"ok"}, {"ok", "closed", "closed"}, {"ok", "closed"}}));
+  for (const auto& counts : std::vector<std::vector<int>>{{1, 3, 2}, {0, 2}, {2, 2, 2}, {3, 1, 3}, {2, 4, 1, 3}}) {
+    EXPECT_EQ(closed_outcomes(true, counts), closed_outcomes(false, counts));
+  }
+  // A rank other than 0 ending early still hangs rank 0 (its process lives on, waiting).
+  EXPECT_NE(closed_outcomes(true, {3, 1, 3})[0].back().find("would hang"), std::string::npos);
 }
 
 }  // namespace
