@@ -8,6 +8,7 @@
 #include "core/accelerate_release.hpp"
 #include "core/device_mesh.hpp"
 #include "core/hf_iterable_dataset.hpp"
+#include "core/torch_release.hpp"
 #include "core/torch_rng_state.hpp"
 #include "trace/input_limits.hpp"
 
@@ -86,8 +87,12 @@ void LoaderFlags::add_to(CLI::App& app) {
       ->type_name("X.Y.Z")
       ->check(non_empty("a release X.Y.Z"))
       ->group(kPrepared);
-  app.add_option("--torch-version", torch_version, "torch whose shuffle to reproduce: 2.6 (current) or 1.13")
-      ->check(CLI::IsMember({"2.6", "1.13"}))
+  app.add_option("--torch-version", torch_version,
+                 "torch whose shuffle to reproduce: 2.6 (the rule of torch >= 2.6, the default), 2.15 (recorded; "
+                 "2.6's rule) or 1.13")
+      ->check(
+          [](const std::string& v) -> std::string { return torch_release_rules(v) ? std::string() : torch_refusal(v); })
+      ->type_name("TEXT:{2.6,2.15,1.13}")
       ->capture_default_str()
       ->group(kPasses);
   app.add_option("--dataset", dataset,

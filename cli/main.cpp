@@ -130,15 +130,18 @@ int run_trace(const std::string& config_path, const LoaderFlags& flags, const ac
                                : std::string("cli");
   std::optional<Json> family;
   if (file.is_object() && file.contains("family") && file["family"].is_string()) family = file["family"];
+  // A recording (a file with a `reference`) is simulated on its own release; the trace written keeps its config.
+  const Json simulated_config = from_flags ? config : accel::trace::config_as_recorded(file);
   if (accel::trace::is_resume_config(config) || accel::trace::is_trainer_config(config) ||
       accel::trace::is_trainer_eval_config(config)) {
-    Json out = simulated_trace(name, config);
+    Json out = simulated_trace(name, simulated_config);
+    out["config"] = config;
     if (family) out["family"] = *family;
     std::cout << accel::trace::dump(out);
     return 0;
   }
   // Written as it is produced: a trace of thousands of ranks never exists as one JSON document.
-  const auto trace = accel::sim::simulate_case(accel::trace::parse_config(config));
+  const auto trace = accel::sim::simulate_case(accel::trace::parse_config(simulated_config));
   accel::trace::write_trace(std::cout, name, config, trace, family);
   return 0;
 }
@@ -331,18 +334,6 @@ void check_loader(const Json& config, std::vector<std::string> names, const acce
   }
 }
 
-// A loader case is simulated on the torch its recording ran on (reference.torch) when its config does not name
-// one: Accelerate 1.5.0 - 1.5.1 fail on torch < 2.3 (golden/cases-releases/1.5.0, recorded on torch 1.13), and the
-// configs of golden/cases-releases name the release, not the torch.
-Json config_on_recorded_torch(const Json& trace) {
-  Json config = trace["config"];
-  if (!config.is_object() || config.contains("torch_version") || !config.contains("accelerate_version")) return config;
-  const auto ref = trace.find("reference");
-  if (ref == trace.end() || !ref->is_object() || !ref->contains("torch") || !(*ref)["torch"].is_string()) return config;
-  if ((*ref)["torch"].get<std::string>().rfind("1.13", 0) == 0) config["torch_version"] = "1.13";
-  return config;
-}
-
 // Diffs every trace file in a directory against the simulator.
 int run_check_golden(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -369,7 +360,7 @@ int run_check_golden(const std::string& dir) {
     const std::string case_name = expected.contains("case") && expected["case"].is_string() ? expected["case"].get<std::string>() : "";
     Json actual;
     try {
-      actual = simulated_trace(case_name, config_on_recorded_torch(expected));
+      actual = simulated_trace(case_name, accel::trace::config_as_recorded(expected));
     } catch (const accel::trace::ConfigError& e) {
       // A recording of what accel-sim refuses to simulate (it says so, naming what is recorded): listed and counted
       // apart, never as matched; any other bad config is bad input.

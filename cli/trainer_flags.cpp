@@ -75,11 +75,11 @@ void TrainerFlags::add_to(CLI::App& app) {
       ->check(CLI::IsMember({"random", "sequential", "group_by_length"}))
       ->group(kGroup);
   app.add_option("--transformers-version", transformers_version,
-                 "the transformers release modelled: 5.25 (default) or 4.57")
+                 "the transformers release modelled: 5.25 (default), 5.24 (5.25's rules, recorded alike) or 4.57")
       ->check([](const std::string& v) -> std::string {
         return transformers_release_from_name(v) ? std::string() : transformers_refusal(v);
       })
-      ->type_name("TEXT:{5.25,4.57}")
+      ->type_name("TEXT:{5.25,5.24,4.57}")
       ->group(kGroup);
   add_integer(app, "--resume-grad-accum", resume_grad_accum,
               "the resumed job's gradient_accumulation_steps (default: --grad-accum)")

@@ -18,10 +18,13 @@ std::string version_text() {
   // The threshold is read from the core, so this line cannot drift from the loop it describes.
   return std::string("accel-sim ") + ACCEL_SIM_VERSION + "\n" + "models HuggingFace Accelerate " + kAccelerateVersion +
          " (Accelerator.prepare and its defaults, prepare_data_loader, skip_first_batches, the optimizer/scheduler "
-         "wrappers)\n" + "other releases with --accelerate-version X (config accelerate_version): " +
-         kAccelerateReleasesModelled + ", their data-path rules as golden/releases.md bisects them\n" +
+         "wrappers)\n" +
+         "other releases with --accelerate-version X (config accelerate_version): " + kAccelerateReleasesModelled +
+         ", their data-path rules as golden/releases.md bisects them\n" +
          "torch shuffle (randperm) reproduced for torch 2.6 (default; inside-out loop for n >= " +
-         std::to_string(kRandpermInsideOutThreshold) + ") and torch 1.13 (--torch-version 1.13)\n";
+         std::to_string(kRandpermInsideOutThreshold) +
+         "; torch 2.15 follows it) and torch 1.13 (--torch-version 1.13; " + "there Accelerate " + kBaselineVersion +
+         " by default, as 1.16.0 requires torch >= 2.6)\n";
 }
 
 std::string accel_sim_version() { return ACCEL_SIM_VERSION; }

@@ -1,5 +1,7 @@
 #include "accelerate_release.hpp"
 
+#include "randperm.hpp"
+
 #include <charconv>
 
 #include "error.hpp"
@@ -142,6 +144,10 @@ bool has_loader_set_epoch(AccelerateRelease r) noexcept { return r >= v(0, 24, 0
 bool set_epoch_reaches_sharded_sampler(AccelerateRelease r) noexcept { return r >= v(0, 27, 2); }
 
 bool has_skip_first_batches(AccelerateRelease r) noexcept { return r >= v(0, 16, 0); }
+
+AccelerateRelease default_release(TorchVersion torch) noexcept {
+  return torch == TorchVersion::v1_13 ? kBaselineRelease : kDefaultRelease;
+}
 
 bool adjusts_stateful_state_for_prefetch(AccelerateRelease r) noexcept { return r >= v(0, 34, 0) && r < v(1, 13, 0); }
 

@@ -26,12 +26,21 @@ struct AccelerateRelease {
 
 // The newest release modelled (recorded on torch 2.15: golden/cases-releases/1.16.0).
 inline constexpr AccelerateRelease kNewestRelease{1, 16, 0};
-// The default everywhere a release is not named: the release every golden set without config.accelerate_version
-// was recorded with (golden/cases, cases-torch2, cases-trainer, ...). Moving it to 1.16.0 is issue 45's next step.
-inline constexpr AccelerateRelease kDefaultRelease{1, 15, 0};
+// The default everywhere a release is not named: the newest modelled, what `pip install accelerate` gives.
+inline constexpr AccelerateRelease kDefaultRelease = kNewestRelease;
+// The release every golden set without config.accelerate_version was recorded with (golden/cases, cases-torch2,
+// cases-trainer, ...; trace::config_as_recorded names it for them), and the one every family is recorded on
+// (LengthGroupedSampler, the Trainer's loop).
+inline constexpr AccelerateRelease kBaselineRelease{1, 15, 0};
+
+enum class TorchVersion;  // randperm.hpp
+// The release a job on `torch` gets when it names none: the newest modelled that runs on that torch (1.16.0 requires
+// torch >= 2.6, so torch 1.13 gets 1.15.0, the newest recorded on it).
+AccelerateRelease default_release(TorchVersion torch) noexcept;
 // The oldest: even_batches arrives in 0.14.0; before, prepare seeded the shuffle's generator (not modelled).
 inline constexpr AccelerateRelease kOldestRelease{0, 14, 0};
-inline constexpr const char* kAccelerateVersion = "1.15.0";  // kDefaultRelease.name()
+inline constexpr const char* kAccelerateVersion = "1.16.0";  // kDefaultRelease.name()
+inline constexpr const char* kBaselineVersion = "1.15.0";    // kBaselineRelease.name()
 inline constexpr const char* kAccelerateReleasesModelled = "0.14.0 to 1.16.0";
 
 // "X.Y.Z" (three decimal numbers) as a release, whether modelled or not; nullopt for any other text.

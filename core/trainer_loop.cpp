@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/mutation.hpp"
@@ -19,24 +21,61 @@ const char* release_name(TransformersRelease release) {
   return "?";
 }
 
+std::string transformers_releases_text() {
+  std::string out;
+  const std::size_t n = std::size(kTransformersReleases);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out += i + 1 == n ? " and " : ", ";
+    out += kTransformersReleases[i].name;
+  }
+  return out;
+}
+
 std::optional<TransformersRelease> transformers_release_from_name(const std::string& name) {
-  for (auto r : {TransformersRelease::v4_57, TransformersRelease::v5_25}) {
-    if (name == release_name(r)) return r;
+  for (const auto& e : kTransformersReleases) {
+    if (name == e.name) return e.rules;
   }
   return std::nullopt;
 }
 
-std::string transformers_refusal(const std::string& name) {
+namespace {
+// "X.Y" as (X, Y); nullopt for anything else.
+std::optional<std::pair<int, int>> major_minor(const std::string& name) {
   int major = 0, minor = 0;
   char extra = 0;
-  const int read = std::sscanf(name.c_str(), "%d.%d%c", &major, &minor, &extra);
-  if (read < 2 || name.empty() || name.front() < '0' || name.front() > '9') {
-    return "must be a transformers release \"X.Y\": 5.25 or 4.57 (the releases recorded), got \"" + name + "\"";
+  if (name.empty() || name.front() < '0' || name.front() > '9') return std::nullopt;
+  if (std::sscanf(name.c_str(), "%d.%d%c", &major, &minor, &extra) != 2) return std::nullopt;
+  return std::pair{major, minor};
+}
+}  // namespace
+
+std::string transformers_refusal(const std::string& name) {
+  const auto wanted = major_minor(name);
+  if (!wanted) {
+    return "must be a transformers release \"X.Y\": " + transformers_releases_text() +
+           " (the releases recorded), got \"" + name + "\"";
   }
-  const std::string nearest = major >= 5 ? "5.25" : "4.57";
-  return "transformers " + name + " is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); " +
-         "the nearest is " + nearest + " (give --transformers-version " + nearest +
-         " to simulate its rules; a release between two recorded ones is not assumed to follow either)";
+  // The nearest recorded release below and above (the table is in order).
+  const TransformersReleaseEntry* below = nullptr;
+  const TransformersReleaseEntry* above = nullptr;
+  for (const auto& e : kTransformersReleases) {
+    const auto at = *major_minor(e.name);
+    if (at < *wanted) below = &e;
+    if (at > *wanted && !above) above = &e;
+  }
+  std::string nearest;
+  if (below && above) {
+    nearest = std::string("the nearest are ") + below->name + " and " + above->name;
+  } else {
+    nearest = std::string("the nearest is ") + (below ? below : above)->name;
+  }
+  // The rules to try: the recorded release of the same major version, the newer one first.
+  const TransformersReleaseEntry* same = above && major_minor(above->name)->first == wanted->first ? above : below;
+  const std::string give = (same ? same : above)->name;
+  return "transformers " + name + " is not modelled: the releases recorded are " + transformers_releases_text() +
+         " (golden/cases-trainer); " + nearest + " (give --transformers-version " + give +
+         " to simulate its rules; a release between two recorded ones is not assumed to follow either" +
+         (wanted->first == 5 ? "; golden/transformers-watch " + name + " records it)" : std::string(")"));
 }
 
 bool sets_epoch_before_skip(TransformersRelease release) { return release == TransformersRelease::v4_57; }

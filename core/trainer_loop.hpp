@@ -22,10 +22,26 @@ enum class TransformersRelease {
   v5_25,
 };
 
-const char* release_name(TransformersRelease release);  // "4.57" / "5.25"
+const char* release_name(TransformersRelease release);  // "4.57" / "5.25": the release that names the rules
+
+// The transformers releases accel-sim accepts, as data: each recorded, and the rules it follows. A release is
+// accepted only when listed here; 5.24 follows 5.25's rules because the transformers release watch recorded every
+// golden/cases-trainer* config on it and found each trace alike (golden/cases-trainer*/trainer*-v5.24-*).
+struct TransformersReleaseEntry {
+  const char* name;  // "X.Y", as config.transformers_version and --transformers-version give it
+  TransformersRelease rules;
+};
+inline constexpr TransformersReleaseEntry kTransformersReleases[] = {
+    {"4.57", TransformersRelease::v4_57},
+    {"5.24", TransformersRelease::v5_25},
+    {"5.25", TransformersRelease::v5_25},
+};
+// "4.57, 5.24 and 5.25".
+std::string transformers_releases_text();
+
 std::optional<TransformersRelease> transformers_release_from_name(const std::string& name);
-// Why `name` is refused: not a release "X.Y", or a release not recorded, with the nearest recorded one (4.57 for 4.x
-// and older, 5.25 for 5.x and newer): the rules between two recorded releases are not known without a recording.
+// Why `name` is refused: not a release "X.Y", or a release not in kTransformersReleases, with the nearest recorded
+// ones below and above it: the rules between two recorded releases are not known without a recording.
 std::string transformers_refusal(const std::string& name);
 
 // Rule: on the resumed epoch 4.57 calls set_epoch(epoch) on the prepared loader and then skip_first_batches;

@@ -162,7 +162,11 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
   const auto& c = r.config;
   std::ostringstream os;
   os << r.verdict << "\n\n";
-  os << "transformers.Trainer " << release_name(c.release) << " on " << c.job.loader.dataset_len << " samples, "
+  os << "transformers.Trainer " << c.version
+     << (c.version != release_name(c.release)
+             ? std::string(" (") + release_name(c.release) + "'s rules, recorded alike)"
+             : std::string())
+     << " on " << c.job.loader.dataset_len << " samples, "
      << (c.loop.max_steps > 0 ? "max_steps " + std::to_string(c.loop.max_steps)
                               : std::to_string(c.loop.num_train_epochs) + " epochs")
      << "\n";
@@ -217,7 +221,8 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
 trace::Json render_trainer_json(const analysis::TrainerReport& r, const trace::Json& input) {
   trace::Json j;
   j["api"] = "trainer";
-  j["transformers_version"] = release_name(r.config.release);
+  j["transformers_version"] = r.config.version;
+  j["transformers_rules"] = release_name(r.config.release);
   j["verdict"] = r.verdict;
   j["input"] = input;
   j["findings"] = warnings_json(r.findings);

@@ -1,6 +1,7 @@
 #include "scheduler_json.hpp"
 
 #include "config_fields.hpp"
+#include "core/torch_release.hpp"
 
 #include <string>
 
@@ -86,9 +87,10 @@ SchedulerCase parse_scheduler_config(const Json& config) {
   (void)f.find("scheduler");  // read as its own object by parse_schedule
   c.scheduler = parse_schedule(config);
   const std::string torch_version = f.string_or("torch_version", "2.6");
-  if (torch_version != "2.6" && torch_version != "1.13") f.fail_on("torch_version", "must be \"2.6\" (current) or \"1.13\"");
+  const auto torch_rules = torch_release_rules(torch_version);
+  if (!torch_rules) f.fail_on("torch_version", torch_refusal(torch_version));
   if (auto* onecycle = std::get_if<OneCycleLinearSchedule>(&c.scheduler)) {
-    onecycle->torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
+    onecycle->torch_version = *torch_rules;
   }
   c.skipped_micro_steps = f.integers("skipped_micro_steps");
   if (f.find("overflow_prob")) {

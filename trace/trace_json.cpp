@@ -14,11 +14,14 @@
 
 #include "core/accelerate_release.hpp"
 #include "core/saturating.hpp"
+#include "core/torch_release.hpp"
 #include "core/torch_rng_state.hpp"
 #include "decimal_integer.hpp"
 #include "excerpt.hpp"
 #include "metrics_json.hpp"
 #include "scheduler_json.hpp"
+#include "trainer_eval_json.hpp"
+#include "trainer_json.hpp"
 
 namespace accel::trace {
 namespace {
@@ -292,11 +295,11 @@ void parse_hf_map_dataset(const Fields& f, LoaderCase& lc) {
   }
 }
 
-// config.accelerate_version: the release whose rules the simulation follows (absent: the default, 1.15.0, that of
-// every golden set recorded without it).
-AccelerateRelease parse_release(const Fields& f) {
+// config.accelerate_version: the release whose rules the simulation follows (absent: the newest that runs on the
+// config's torch, default_release; a golden recording without it names its own through config_as_recorded).
+AccelerateRelease parse_release(const Fields& f, TorchVersion torch) {
   const Json* v = f.find("accelerate_version");
-  if (!v) return kDefaultRelease;
+  if (!v) return default_release(torch);
   if (!v->is_string()) fail("accelerate_version", "must be a string \"X.Y.Z\", got " + v->dump());
   try {
     return modelled_release(v->get<std::string>());
@@ -308,7 +311,7 @@ AccelerateRelease parse_release(const Fields& f) {
 // What golden/cases-releases does not record for releases before the newest: refused rather than guessed.
 void refuse_unmodelled_for_release(const LoaderCase& lc) {
   const AccelerateRelease r = lc.prepare.release;
-  if (r == kDefaultRelease) return;
+  if (r == kBaselineRelease) return;
   const std::string with = " with accelerate_version " + r.name() + " is not simulated";
   // 1.16.0 declares torch >= 2.6 (recorded on torch 2.15): torch 1.13's shuffle never runs under it.
   if (r >= AccelerateRelease{1, 16, 0} && lc.prepare.torch_version == TorchVersion::v1_13) {
@@ -319,16 +322,17 @@ void refuse_unmodelled_for_release(const LoaderCase& lc) {
     fail("dataset_kind", "\"hf-iterable\" / \"hf-map\"" + with + ": golden/cases-releases records HuggingFace datasets from " +
                              kOldestHfDatasetsRelease.name() + " on");
   }
-  if (lc.prepare.torch_device_mesh && r < kDefaultRelease) {
+  if (lc.prepare.torch_device_mesh && r < kBaselineRelease) {
     fail("device_mesh", "a device mesh (parallelism_config)" + with + ": meshes are recorded with " +
-                            kDefaultRelease.name() + " and " + kNewestRelease.name() + " only");
+                            kBaselineRelease.name() + " and " + kNewestRelease.name() + " only");
   }
   if (lc.loader.workers.active() && r < kOldestHfDatasetsRelease) {
     fail("num_workers", "num_workers > 0" + with + ": golden/cases-releases records workers from " +
                             kOldestHfDatasetsRelease.name() + " on");
   }
   if (lc.loader.length_grouping) {
-    fail("dataset_kind", "a LengthGroupedSampler" + with + ": recorded with " + std::string(kAccelerateVersion) + " only");
+    fail("dataset_kind",
+         "a LengthGroupedSampler" + with + ": recorded with " + std::string(kBaselineVersion) + " only");
   }
 }
 
@@ -363,8 +367,9 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
   if (const Json* d = f.find("dispatch_batches"); d) lc.prepare.dispatch_batches = f.boolean("dispatch_batches", false);
   lc.prepare.put_on_device = f.boolean("put_on_device", lc.multiprocess || lc.prepare.dispatch_batches.value_or(false));
   const std::string torch_version = f.string_or("torch_version", "2.6");
-  if (torch_version != "2.6" && torch_version != "1.13") fail("torch_version", "must be \"2.6\" (current) or \"1.13\"");
-  lc.prepare.torch_version = torch_version == "1.13" ? TorchVersion::v1_13 : TorchVersion::v2_6;
+  const auto torch_rules = torch_release_rules(torch_version);
+  if (!torch_rules) fail("torch_version", torch_refusal(torch_version));
+  lc.prepare.torch_version = *torch_rules;
   lc.dataset_generator = f.boolean("dataset_generator", false);
   if (lc.dataset_generator) {
     if (lc.loader.dataset_kind != DatasetKind::Iterable) fail("dataset_generator", "applies to iterable datasets only");
@@ -388,7 +393,7 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
       if (t == "generator") lc.prepare.synchronize_generator = true;
     }
   }
-  const AccelerateRelease release = parse_release(f);
+  const AccelerateRelease release = parse_release(f, lc.prepare.torch_version);
   if (lc.api == "accelerator") {
     const std::int64_t world = lc.prepare.num_processes;
     const TorchVersion torch = lc.prepare.torch_version;
@@ -943,6 +948,29 @@ void drop_keywords_the_release_lacks(Json& options, AccelerateRelease release) {
       options.erase(key);
     }
   }
+}
+
+Json config_as_recorded(const Json& trace_file) {
+  if (!trace_file.is_object() || !trace_file.contains("config")) return Json();
+  Json config = trace_file["config"];
+  const auto ref = trace_file.find("reference");
+  if (!config.is_object() || ref == trace_file.end() || !ref->is_object()) return config;
+  if (is_trainer_config(config) || is_trainer_eval_config(config)) return config;
+  const std::string family = family_of(config);
+  if (family == "scheduler" || family == "bss_varying" || family == "randperm") return config;
+  if (!config.contains("accelerate_version") && ref->contains("accelerate_version") &&
+      (*ref)["accelerate_version"].is_string()) {
+    std::string version = (*ref)["accelerate_version"].get<std::string>();
+    const auto end = version.find_first_of("+");
+    if (end != std::string::npos) version.erase(end);
+    if (const auto dev = version.find(".dev"); dev != std::string::npos) version.erase(dev);
+    config["accelerate_version"] = version;
+    return config;  // the golden sets without a release name no torch either: their torch_version is their own
+  }
+  if (config.contains("torch_version") || !config.contains("accelerate_version")) return config;
+  if (ref->contains("torch") && (*ref)["torch"].is_string() && (*ref)["torch"].get<std::string>().rfind("1.13", 0) == 0)
+    config["torch_version"] = "1.13";
+  return config;
 }
 
 std::string torch_shuffle_version(const std::string& torch_version) {

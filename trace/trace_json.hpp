@@ -76,6 +76,14 @@ void drop_keywords_the_release_lacks(Json& options, AccelerateRelease release);
 // inside-out loop), "1.13" before; "2.6" when it cannot be read.
 std::string torch_shuffle_version(const std::string& torch_version);
 
+// A trace file's config as the simulator must read it to reproduce that recording. A config that names no Accelerate
+// release gets the recording's (reference.accelerate_version, a ".devN" or "+local" suffix dropped): the default is
+// the newest modelled release, while every golden set recorded without a release in its config ran 1.15.0. A config
+// that names its release but no torch gets the recording's torch (torch_shuffle_version of reference.torch). Families
+// whose configs take no release (scheduler, bss_varying, randperm, the Trainer's) are left alone. Anything else
+// (no reference, a config that is not an object) is returned as it is.
+Json config_as_recorded(const Json& trace_file);
+
 // The contents of `path` ("-": standard input), at most kMaxInputBytes; ConfigError beyond that or when it
 // cannot be read.
 std::string read_input(const std::string& path);

@@ -3,6 +3,8 @@
 // batch size or accumulation. Plain values; trainer_json reads and writes them.
 #pragma once
 
+#include <string>
+
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -24,6 +26,7 @@ struct TrainerResumeSpec {
 
 struct TrainerCase {
   TransformersRelease release = TransformersRelease::v5_25;
+  std::string version = "5.25";  // the release as given (kTransformersReleases): its rules are `release`'s
   // The DataLoader Trainer builds (batch_size per device, dataloader_drop_last, RandomSampler or
   // SequentialSampler) and the Accelerator it prepares it with (accelerator_config, data_seed), after
   // set_seed(seed) in Trainer.__init__: an accelerator-family script.

@@ -2,6 +2,8 @@
 // over a map-style eval dataset. Plain values; trainer_eval_json reads and writes them.
 #pragma once
 
+#include <string>
+
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -14,6 +16,7 @@ namespace accel::trace {
 
 struct TrainerEvalCase {
   TransformersRelease release = TransformersRelease::v5_25;
+  std::string version = "5.25";  // the release as given (kTransformersReleases): its rules are `release`'s
   // accelerator.prepare(DataLoader(eval_dataset, batch_size=eval_batch_size, sampler=<eval sampler>,
   // drop_last=dataloader_drop_last)) after set_seed(seed), as an accelerator-family script of one pass.
   LoaderCase loader;

@@ -40,6 +40,7 @@ TrainerEvalCase parse_trainer_eval_config(const Json& config) {
   TrainerEvalCase c;
   const TrainingArgumentsHead head = parse_training_arguments_head(f, "per_device_eval_batch_size");
   c.release = head.release;
+  c.version = head.version;
   const std::int64_t n = head.dataset_len;
   const std::int64_t ranks = head.num_processes;
   const std::int64_t batch = head.per_device_batch_size;
@@ -71,7 +72,9 @@ TrainerEvalCase parse_trainer_eval_config(const Json& config) {
                  {"set_seed", seed},
                  {"accelerator", accelerator},
                  {"multiprocess", ranks > 1},
-                 {"torch_version", "2.6"}};
+                 {"torch_version", "2.6"},
+                 // Trainer.evaluate() is recorded with Accelerate 1.15.0 only (golden/cases-trainer-eval).
+                 {"accelerate_version", kBaselineVersion}};
   c.loader = parse_trainer_script(script, "per_device_eval_batch_size");
   const Json* data_seed = f.find("data_seed");
   if (data_seed && !data_seed->is_number_integer()) f.fail_on("data_seed", "must be null or an integer, got " + data_seed->dump());

@@ -140,6 +140,7 @@ TrainerCase parse_trainer_config(const Json& config) {
   const TrainingArgumentsHead head = parse_training_arguments_head(f, "per_device_train_batch_size");
   const std::string& version = head.version;
   c.release = head.release;
+  c.version = head.version;
   const std::int64_t n = head.dataset_len;
   const std::int64_t ranks = head.num_processes;
   const std::int64_t batch = head.per_device_batch_size;
@@ -178,7 +179,9 @@ TrainerCase parse_trainer_config(const Json& config) {
                  {"set_seed", f.find("seed") ? *f.find("seed") : Json(42)},
                  {"accelerator", accelerator},
                  {"multiprocess", ranks > 1},
-                 {"torch_version", "2.6"}};
+                 {"torch_version", "2.6"},
+                 // The Trainer's loop is recorded with Accelerate 1.15.0 only (golden/cases-trainer).
+                 {"accelerate_version", kBaselineVersion}};
   if (const Json* ds = f.find("data_seed")) script["accelerator"]["data_seed"] = *ds;
   c.job = parse_trainer_script(script, "per_device_train_batch_size");
   if (group_by_length) {

@@ -26,7 +26,7 @@ _Spec = Tuple[str, str, str]  # (kind, flag, off_flag)
 OPTIONS: Dict[str, _Spec] = {
     # How the loader is prepared.
     "api": ("str", "--api", ""),
-    "accelerate_version": ("str", "--accelerate-version", ""),  # the Accelerate release modelled (default 1.15.0)  # "accelerator" (default: Accelerator().prepare) or "prepare_data_loader"
+    "accelerate_version": ("str", "--accelerate-version", ""),  # the Accelerate release modelled (default 1.16.0, the newest)  # "accelerator" (default: Accelerator().prepare) or "prepare_data_loader"
     "num_processes": ("int", "--num_processes", ""),
     "split_batches": ("on", "--split_batches", ""),
     "even_batches": ("pair", "--even-batches", "--no-even-batches"),

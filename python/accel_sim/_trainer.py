@@ -17,14 +17,15 @@ from typing import Any, Dict, List, Optional, Union
 from . import NotModelled, what_if
 
 # The transformers releases whose Trainer is recorded and modelled (golden/cases-trainer).
-_MODELLED_RELEASES = {"4.57": "4.57", "5.25": "5.25"}
+# The releases core/trainer_loop.hpp accepts (kTransformersReleases): 5.24 follows 5.25's rules, recorded alike.
+_MODELLED_RELEASES = {"4.57": "4.57", "5.24": "5.24", "5.25": "5.25"}
 
 
 def _release(version: str) -> str:
     major_minor = ".".join(version.split(".")[:2])
     if major_minor in _MODELLED_RELEASES:
         return _MODELLED_RELEASES[major_minor]
-    raise NotModelled(f"transformers {version}: the Trainer modelled is 4.57 or 5.25 (the releases recorded); "
+    raise NotModelled(f"transformers {version}: the Trainer modelled is 4.57, 5.24 or 5.25 (the releases recorded); "
                       "pass transformers_version='5.25' (or '4.57') to model one of them anyway")
 
 

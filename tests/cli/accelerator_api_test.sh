@@ -17,7 +17,7 @@ json_field "unseeded order differs every run" "True" "j['order_differs_every_run
   "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --json
 json_field "set_seed makes it reproducible" "False" "j['order_differs_every_run']" \
   "$bin" --ranks 8 --dataset-len 500 --batch-size 16 --shuffle --set-seed 42 --json
-json_field "accelerate version" "1.15.0" "j['accelerate_version']" "$bin" --ranks 2 --dataset-len 10 --json
+json_field "accelerate version: the newest by default" "1.16.0" "j['accelerate_version']" "$bin" --ranks 2 --dataset-len 10 --json
 # device_placement=True dispatches an iterable dataset; prepare_data_loader's default does not.
 json_field "iterable is dispatched" "DataLoaderDispatcher" "j['scenarios'][0]['loader_class']" \
   "$bin" --ranks 4 --dataset-len 10 --dataset iterable --json

@@ -186,7 +186,7 @@ check "report_version >= 2" 0 json_ok 'j["report_version"] >= 2'
 check "input echoes batch_size" 0 json_ok 'j["input"]["batch_size"] == 16 and j["input"]["seed"] is None and j["input"]["data_seed"] == 3'
 check "input echoes defaults" 0 json_ok 'j["input"]["drop_last"] is False and j["input"]["epochs"] == 1 and j["input"]["api"] == "accelerator"'
 check "warnings are coded" 0 json_ok 'all({"code", "severity", "message"} <= set(w) for w in j["warnings"]) and "uneven-steps-hang" in [w["code"] for w in j["warnings"]]'
-check "versions" 0 json_ok 'j["versions"]["accelerate"] == "1.15.0" and j["versions"]["accel_sim"]'
+check "versions" 0 json_ok 'j["versions"]["accelerate"] == "1.16.0" and j["versions"]["accel_sim"]'
 check "scenario 0's flags are the command line" 0 json_ok '"--no-even-batches" in j["scenarios"][0]["flags"]'
 check_output "terminal warnings in one style" "error\[uneven-steps-hang\]: ranks 5-7 get one batch fewer" \
   "$bin" --ranks 8 --dataset-len 50000 --batch-size 16 --no-even-batches

@@ -81,11 +81,15 @@ exits "resume ranks need a mesh of their own" 2 "--resume-ranks: not with --para
 # Regression: a dispatched map-style loader in the resume what-if was an internal error (exit 70).
 exits "dispatched resume refused" 2 "--dispatch-batches: the resume what-if models sharded loaders" \
   "$bin" --ranks 4 --dispatch-batches --put-on-device --dataset-len 21 --batch-size 2 --resume-at 0:2
-# Recorded (mesh-accel-fsdp2-tp2-iter-skip2): skip_first_batches rebuilds the dispatcher without the mesh, so after
-# the skip ranks 0 and 1 of one tp group get [16, 17] and [18, 19], slices of one batch cut for 4 ranks.
-json_field "the skipped dispatcher forgets the mesh" "mesh-lost-on-skip [0, 1]" \
+# Recorded (mesh-accel-fsdp2-tp2-iter-skip2): 1.15.0's skip_first_batches rebuilds the dispatcher without the mesh,
+# so after the skip ranks 0 and 1 of one tp group get [16, 17] and [18, 19], slices of one batch cut for 4 ranks.
+json_field "1.15.0: the skipped dispatcher forgets the mesh" "mesh-lost-on-skip [0, 1]" \
   "[f['code'] + ' ' + str(f['ranks']) for f in j['findings'] if f['code'] == 'mesh-lost-on-skip'][0]" \
-  "${res[@]}" --dataset iterable --skip-batches 2 --json
+  "${res[@]}" --dataset iterable --skip-batches 2 --accelerate-version 1.15.0 --json
+# 1.16.0 (the default) passes the mesh on (recorded: cases-releases/1.16.0/rel-mesh-accel-fsdp2-tp2-iter-skip2).
+json_field "1.16.0: no mesh-lost-on-skip after the skip" "[]" \
+  "[f['code'] for f in j['findings'] if f['code'] == 'mesh-lost-on-skip']" \
+  "${res[@]}" --dataset iterable --skip-batches 3 --json
 
 # The gate judges the data ranks, and always whether every tp group shares its batches. 1000 = 125 x (2 x 4): no
 # padding on 2 data ranks; the tp-outermost mesh splits its groups (recorded, mesh-tp2-fsdp2-map).

@@ -62,7 +62,7 @@ a = json.load(open('$tmp/acc115.json')); b = json.load(open('$releases/1.15.0/re
 ids = lambda d: [[e['batches'] for e in r['epochs']] for r in d['ranks']]
 print('same' if ids(a) == ids(b) else 'differs')"
 exits "the acceptance what-if runs and names its release" 0 "(Accelerate 0.28.0)" "$bin" --accelerate-version 0.28.0 $acc
-check_output "the report names 1.15.0 by default" "(Accelerate 1.15.0)" "$bin" $acc
+check_output "the report names 1.16.0 (the newest) by default" "(Accelerate 1.16.0)" "$bin" $acc
 json_field "--json carries the release" "0.28.0" "j['accelerate_version']" "$bin" --accelerate-version 0.28.0 $acc --json
 check_output "--version names the modelled range" "0.14.0 to 1.16.0" "$bin" --version
 
@@ -140,6 +140,17 @@ exits "... on 3 ranks after one batch: 1.8.1's restarted job fails in islice" 0 
   "fails: ValueError in the restarted job: Indices for islice() must be None or an integer" \
   "$bin" upgrade --from 1.8.1 --to 1.13.0 --ranks 3 --dataset-len 23 --batch-size 3 --epochs 2 \
   --use-stateful-dataloader --resume-at 0:1 --resume-with stateful
+# The default is 1.16.0, yet a recording without config.accelerate_version is simulated on its own release
+# (reference.accelerate_version, 1.15.0 here): `trace --config CASE` reproduces it, and the same config as a bare
+# what-if gets 1.16.0's skipped total_batch_size (recorded: cases-releases/1.16.0/rel-skip-n1-b4-l10-nosplit-even-keep-k3).
+skip115="$releases/../cases-torch2/skip-n1-b4-l10-nosplit-even-keep-k3.json"
+exits "trace --config of a 1.15.0 recording reproduces it under the 1.16.0 default" 0 "^identical$" \
+  bash -c "'$bin' trace --config '$skip115' | '$bin' diff '$skip115' -"
+python3 -c "
+import json; d = json.load(open('$skip115')); d.pop('reference'); json.dump(d, open('$tmp/skip-bare.json', 'w'))"
+exits "...while the bare config is simulated on 1.16.0, where it differs" 1 "skipped_loader.total_batch_size" \
+  bash -c "'$bin' trace --config '$tmp/skip-bare.json' | '$bin' diff '$skip115' -"
+
 # A StatefulDataLoader with workers in 1.8.1 fails every pass (recorded: rel-workers-stateful-*); 1.13.0 does not.
 check_output "a StatefulDataLoader with workers in 1.8.1 fails every pass on every rank" \
   "^verdict: error\\[iteration-error\\]: every rank fails while iterating: KeyError: '_sampler_iter_yielded' on every rank" \

@@ -149,5 +149,23 @@ check_output "the message stays one short line" "^[0-9]\{1,4\}$" bash -c "'$bin'
 exits "an object of 100k keys" 2 "a JSON object with more than 4096 keys" t "$bin" trace --config "$tmp/manykeys.json"
 exits "diff reads the same way" 2 "more than 4096 keys" t "$bin" diff "$tmp/manykeys.json" "$tmp/manykeys.json"
 
+# torch releases (issue 45): one table (core/torch_release.hpp); a release not in it is refused naming the nearest
+# recorded ones, in a flag and in a config alike.
+exits "--torch-version 2.15 (recorded) follows 2.6's shuffle" 0 "torch 2.6 shuffle order" \
+  "$bin" --ranks 2 --dataset-len 10 --shuffle --torch-version 2.15
+exits "--torch-version 2.3 is refused naming 1.13 and 2.15" 2 "torch 2.3 is not modelled: .*the nearest recorded are 1.13 and 2.15" \
+  "$bin" --ranks 2 --dataset-len 10 --torch-version 2.3
+echo '{"config": {"dataset_len": 10, "num_processes": 2, "torch_version": "2.10"}}' > "$tmp/torch210.json"
+exits "config.torch_version 2.10 is refused the same way" 2 "config.torch_version: torch 2.10 is not modelled" \
+  "$bin" trace --config "$tmp/torch210.json"
+python3 -c "
+import json; c = json.load(open('$tmp/torch210.json'))['config']; c['shuffle'] = True; c['generator_seed'] = 3
+for v in ('2.6', '2.15'): json.dump({'config': dict(c, torch_version=v)}, open('$tmp/torch' + v + '.json', 'w'))"
+"$bin" trace --config "$tmp/torch2.6.json" > "$tmp/t26.json"
+"$bin" trace --config "$tmp/torch2.15.json" > "$tmp/t215.json"
+check_output "config.torch_version 2.15 simulates exactly 2.6's ranks" "^same$" python3 -c "
+import json; a, b = (json.load(open(p))['ranks'] for p in ('$tmp/t26.json', '$tmp/t215.json'))
+print('same' if a == b and a[0]['epochs'][0]['batches'] else 'differ')"
+
 echo "reliability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

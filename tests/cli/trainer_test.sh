@@ -12,12 +12,12 @@ trap 'rm -rf "$tmp"' EXIT
 n=$(ls "$cases"/trainer-*.json | wc -l)
 check_output "every recorded Trainer case matches" "^$n matched, 0 differed" "$bin" check --golden "$cases"
 # Both releases and resumes on another shape are among them (the set is not silently shrunk).
-check_output "5.25 and 4.57 recordings, resumes across world sizes" "^ok$" python3 -c "
+check_output "5.25, 5.24 and 4.57 recordings, resumes across world sizes" "^ok$" python3 -c "
 import glob, json
 cs = [json.load(open(f))['config'] for f in glob.glob('$cases/trainer-*.json')]
 vs = {c['transformers_version'] for c in cs}
 moved = [c for c in cs if c['resume'] and c['resume']['num_processes'] != c['num_processes']]
-print('ok' if vs == {'5.25', '4.57'} and len(moved) >= 4 and len(cs) >= 50 else (vs, len(moved), len(cs)))"
+print('ok' if vs == {'5.25', '5.24', '4.57'} and len(moved) >= 4 and len(cs) >= 50 else (vs, len(moved), len(cs)))"
 
 # One id changed in one recorded step: the check must say where.
 mkdir "$tmp/bad"
@@ -35,10 +35,20 @@ bad_config() {  # name pattern json
 }
 core='"api": "trainer", "dataset_len": 10, "num_processes": 2'
 base="$core, \"transformers_version\": \"5.25\", \"per_device_train_batch_size\": 2"
-bad_config "an unknown release" "config.transformers_version: transformers 4.40 is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); the nearest is 4.57" "{$core, \"transformers_version\": \"4.40\"}"
+bad_config "an unknown release" "config.transformers_version: transformers 4.40 is not modelled: the releases recorded are 4.57, 5.24 and 5.25 (golden/cases-trainer); the nearest is 4.57" "{$core, \"transformers_version\": \"4.40\"}"
 # Issue 45: a release that was not recorded is refused naming the nearest recorded one, never simulated as either.
-exits "--transformers-version 5.24: the nearest recorded is 5.25" 2 "transformers 5.24 is not modelled: the releases recorded are 4.57 and 5.25 (golden/cases-trainer); the nearest is 5.25" \
+exits "--transformers-version 5.10: the nearest recorded are named" 2 "transformers 5.10 is not modelled: the releases recorded are 4.57, 5.24 and 5.25 (golden/cases-trainer); the nearest are 4.57 and 5.24 (give --transformers-version 5.24" \
+  "$bin" --api trainer --dataset-len 10 --transformers-version 5.10
+exits "--transformers-version 5.26 (not published yet): the nearest is 5.25" 2 "transformers 5.26 is not modelled: .*the nearest is 5.25" \
+  "$bin" --api trainer --dataset-len 10 --transformers-version 5.26
+exits "--transformers-version 4.40: the nearest is 4.57, and no watch hint for 4.x" 2 "the nearest is 4.57 (give --transformers-version 4.57 to simulate its rules; a release between two recorded ones is not assumed to follow either)$" \
+  "$bin" --api trainer --dataset-len 10 --transformers-version 4.40
+# 5.24: recorded by the transformers watch, every trace alike 5.25's (golden/cases-trainer*/trainer*-v5.24-*).
+check_output "--transformers-version 5.24 is accepted as 5.25's rules, and says so" \
+  "^transformers.Trainer 5.24 (5.25's rules, recorded alike) on 10 samples" \
   "$bin" --api trainer --dataset-len 10 --transformers-version 5.24
+json_field "...in --json too" "5.24 5.25" 'j["transformers_version"], j["transformers_rules"]' \
+  "$bin" --api trainer --dataset-len 10 --transformers-version 5.24 --json
 exits "--transformers-version bogus" 2 "must be a transformers release \"X.Y\"" \
   "$bin" --api trainer --dataset-len 10 --transformers-version bogus
 bad_config "group_by_length needs the lengths" "config.lengths: is required with train_sampling_strategy \"group_by_length\"" \

@@ -64,6 +64,12 @@ TEST(TrainerLoop, ReleaseRules) {
   EXPECT_FALSE(resume_fails_on_cpu_group(TransformersRelease::v5_25, 3));
   EXPECT_EQ(transformers_release_from_name("4.57"), TransformersRelease::v4_57);
   EXPECT_FALSE(transformers_release_from_name("4.40").has_value());
+  // 5.24 is accepted, with 5.25's rules (recorded alike); 5.23 is not recorded.
+  EXPECT_EQ(transformers_release_from_name("5.24"), TransformersRelease::v5_25);
+  EXPECT_FALSE(transformers_release_from_name("5.23").has_value());
+  EXPECT_NE(transformers_refusal("5.23").find("the nearest are 4.57 and 5.24"), std::string::npos);
+  EXPECT_NE(transformers_refusal("6.0").find("the nearest is 5.25"), std::string::npos);
+  EXPECT_NE(transformers_refusal("five").find("must be a transformers release"), std::string::npos);
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ struct Tally {
 void check_resume_case(const Json& expected, const std::string& name, Tally& t) {
   accel::trace::ResumeTrace simulated;
   try {
-    simulated = accel::sim::simulate_resume(accel::trace::parse_resume_config(expected.at("config")));
+    simulated =
+        accel::sim::simulate_resume(accel::trace::parse_resume_config(accel::trace::config_as_recorded(expected)));
   } catch (const accel::trace::ConfigError& e) {
     t.not_covered.push_back(name + " (" + e.what() + ")");
     return;
@@ -77,7 +78,7 @@ void check_cases(const std::vector<std::filesystem::path>& files, const std::str
     }
     accel::trace::CaseConfig config;
     try {
-      config = accel::trace::parse_config(expected.at("config"));
+      config = accel::trace::parse_config(accel::trace::config_as_recorded(expected));
     } catch (const accel::trace::ConfigError& e) {
       t.not_covered.push_back(name + " (" + e.what() + ")");
       continue;

@@ -73,4 +73,31 @@ TEST(TraceJson, BrokenJsonIsAConfigError) {
 }
 
 }  // namespace
+// A recording is simulated on the release it names: the default is the newest release, while the golden sets without
+// config.accelerate_version were recorded on 1.15.0 (and some on "1.15.0.dev0").
+TEST(TraceJson, ConfigAsRecordedNamesTheRecordingsRelease) {
+  const Json unversioned = Json::parse(R"({"config": {"dataset_len": 10, "num_processes": 2},
+                                           "reference": {"accelerate_version": "1.15.0.dev0", "torch": "1.13.0a0"}})");
+  const Json c = config_as_recorded(unversioned);
+  EXPECT_EQ(c["accelerate_version"], "1.15.0");
+  EXPECT_FALSE(c.contains("torch_version")) << "an unversioned set keeps its own torch_version";
+  EXPECT_EQ(parse_loader_config(c, {}).prepare.release, (AccelerateRelease{1, 15, 0}));
+  EXPECT_EQ(parse_loader_config(unversioned["config"], {}).prepare.release, kNewestRelease) << "no reference: newest";
+  // A config naming its release keeps it, and gets the recording's torch.
+  Json versioned = unversioned;
+  versioned["config"]["accelerate_version"] = "0.28.0";
+  EXPECT_EQ(config_as_recorded(versioned)["accelerate_version"], "0.28.0");
+  EXPECT_EQ(config_as_recorded(versioned)["torch_version"], "1.13");
+  // Families whose configs take no release are left alone.
+  const Json bss = Json::parse(R"({"config": {"api": "BatchSamplerShard", "num_processes": 2},
+                                   "reference": {"accelerate_version": "1.15.0"}})");
+  EXPECT_FALSE(config_as_recorded(bss).contains("accelerate_version"));
+  const Json trainer = Json::parse(R"({"config": {"api": "trainer", "dataset_len": 4},
+                                       "reference": {"accelerate_version": "1.15.0"}})");
+  EXPECT_FALSE(config_as_recorded(trainer).contains("accelerate_version"));
+  // torch 1.13 without a release: the newest that runs on it (1.16.0 requires torch >= 2.6).
+  const Json old_torch = Json::parse(R"({"dataset_len": 10, "num_processes": 2, "torch_version": "1.13"})");
+  EXPECT_EQ(parse_loader_config(old_torch, {}).prepare.release, (AccelerateRelease{1, 15, 0}));
+}
+
 }  // namespace accel::trace
