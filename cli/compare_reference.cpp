@@ -133,14 +133,16 @@ int compare_with_reference(const CompareRequest& request, std::ostream& out, std
 
   trace::Json config = request.config;
   if (!config.contains("torch_version")) config["torch_version"] = simulator_torch_version(reference_torch);
-  // The reference's Accelerate is the release recorded, so it is the release simulated (the default is the newest).
-  if (!config.contains("accelerate_version") && !reference_accelerate.empty()) {
-    trace::Json head = {{"config", config}, {"reference", {{"accelerate_version", reference_accelerate}}}};
-    config = trace::config_as_recorded(head);
-  }
+  // The reference's Accelerate is the release recorded, so it is the release simulated (the default is the newest);
+  // the recorder gets the config as given (its Accelerate is the one it runs).
+  const trace::Json simulated_config =
+      reference_accelerate.empty()
+          ? config
+          : trace::config_as_recorded(
+                {{"config", config}, {"reference", {{"accelerate_version", reference_accelerate}}}});
 
   // Validate before paying for the reference run: a config the simulator cannot read is a bad input either way.
-  const auto simulated = accel::sim::simulate_case(trace::parse_config(config));
+  const auto simulated = accel::sim::simulate_case(trace::parse_config(simulated_config));
 
   // The recorder reads the config from a file (a pipe could fill up both ways for large batch_sampler lists).
   std::string tmpl = (fs::temp_directory_path() / "accel-sim-compare-XXXXXX.json").string();

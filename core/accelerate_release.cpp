@@ -145,6 +145,15 @@ bool set_epoch_reaches_sharded_sampler(AccelerateRelease r) noexcept { return r 
 
 bool has_skip_first_batches(AccelerateRelease r) noexcept { return r >= v(0, 16, 0); }
 
+AccelerateError cuda_rng_unavailable(AccelerateRelease r) {
+  if (r >= v(1, 16, 0)) {
+    return AccelerateError(PyErrorType::AssertionError, "iterate", "Can't synchronize CUDA seeds without that device.");
+  }
+  return AccelerateError(PyErrorType::RuntimeError, "iterate",
+                         "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+                         "installed a driver from http://www.nvidia.com/Download/index.aspx");
+}
+
 AccelerateRelease default_release(TorchVersion torch) noexcept {
   return torch == TorchVersion::v1_13 ? kBaselineRelease : kDefaultRelease;
 }

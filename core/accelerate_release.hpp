@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "error.hpp"
+
 namespace accel {
 
 // An Accelerate release, "X.Y.Z".
@@ -150,6 +152,12 @@ HfShardRule hf_shard_rule(AccelerateRelease release) noexcept;
 // The oldest release whose HuggingFace datasets path golden/cases-releases records (rel-hf-*, torch 2.15): older ones
 // are refused rather than assumed to be 1.4.0.
 inline constexpr AccelerateRelease kOldestHfDatasetsRelease{1, 4, 0};
+
+// ---- rng_types=["cuda"] on a machine without a GPU (every recording's): DataLoaderShard.__iter__ synchronises the
+// CUDA generator first. Before 1.16.0 torch.cuda.get_rng_state() raises RuntimeError ("Found no NVIDIA driver ...");
+// 1.16.0 asserts the accelerator's device type first (AssertionError). Recorded: cases-torch2 and
+// cases-releases/1.16.0 map-n2-b2-l10-shuffle-rngcuda.
+AccelerateError cuda_rng_unavailable(AccelerateRelease release);
 
 // ---- The StatefulDataLoader (use_stateful_dataloader, 0.34.0 on).
 // DataLoaderShard.adjust_state_dict_for_prefetch takes num_processes - 1 off the counts of the state it saves when

@@ -231,6 +231,8 @@ LoaderPass DataLoaderShard::iterate(Communicator* comm, RestoredPass restored) {
       (iterable_ || restored.skipped_batches < 0 || restored.discarded_iterators < 0)) {
     throw std::invalid_argument("DataLoaderShard::iterate: a restored pass is a map-style loader's, counts >= 0");
   }
+  // __iter__ synchronises rng_types in order before begin(): the CUDA generator's absence raises first.
+  if (synchronize_cuda_rng_ && !mutant(Mutation::CudaRngSyncSkipped)) throw cuda_rng_unavailable(release());
   if (synchronize_ && has_synchronized_generator()) {
     if (!comm) throw AccelerateError(PyErrorType::RuntimeError, "iterate", "rng synchronisation needs a communicator");
     synchronize(*comm);

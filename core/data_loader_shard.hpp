@@ -109,6 +109,8 @@ class DataLoaderShard {
   // rng_types=["generator"]: at the start of every pass, the synchronised generator (a RandomSampler's
   // or the dataset's) takes rank 0's state through the communicator given to iterate().
   void set_synchronize_generator(bool on) noexcept { synchronize_ = on; }
+  // rng_types=["cuda"] without a GPU: every pass raises before anything else (cuda_rng_unavailable).
+  void set_synchronize_cuda_rng(bool on) noexcept { synchronize_cuda_rng_ = on; }
   bool has_synchronized_generator() const noexcept;
 
   // The process's default torch generator as far as this loader draws from it (torch.get_rng_state /
@@ -167,6 +169,7 @@ class DataLoaderShard {
   bool set_epoch_reaches_sampler() const noexcept;
   void apply_epoch(std::int64_t epoch);
   bool synchronize_ = false;
+  bool synchronize_cuda_rng_ = false;
   bool initial_iterator_ = false;  // the StatefulDataLoader's iterator built at construction, not yet used
   std::optional<PersistentWorkerDataset> persistent_dataset_;
   bool persistent_iterator_ = false;  // persistent workers are running: the next pass reuses their iterator

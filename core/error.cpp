@@ -13,14 +13,16 @@ std::string_view python_name(PyErrorType type) noexcept {
     case PyErrorType::ImportError: return "ImportError";
     case PyErrorType::KeyError:
       return "KeyError";
+    case PyErrorType::AssertionError:
+      return "AssertionError";
   }
   return "Exception";
 }
 
 std::optional<PyErrorType> py_error_type(std::string_view name) noexcept {
-  for (PyErrorType t :
-       {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError, PyErrorType::RuntimeError,
-        PyErrorType::ZeroDivisionError, PyErrorType::IndexError, PyErrorType::ImportError, PyErrorType::KeyError}) {
+  for (PyErrorType t : {PyErrorType::ValueError, PyErrorType::TypeError, PyErrorType::AttributeError,
+                        PyErrorType::RuntimeError, PyErrorType::ZeroDivisionError, PyErrorType::IndexError,
+                        PyErrorType::ImportError, PyErrorType::KeyError, PyErrorType::AssertionError}) {
     if (python_name(t) == name) return t;
   }
   return std::nullopt;

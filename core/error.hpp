@@ -20,7 +20,8 @@ enum class PyErrorType {
   ZeroDivisionError,
   IndexError,
   ImportError,
-  KeyError
+  KeyError,
+  AssertionError
 };
 
 std::string_view python_name(PyErrorType type) noexcept;

@@ -60,6 +60,7 @@ enum class Mutation {
                                       // SequentialSampler
   GlobalPerEpochRuleThrough15,        // 0.30.0-1.5.2 draw every pass's seed from the global generator (0.26-0.29's
                                       // rule) instead of keeping an unseeded generator of the loader's own
+  CudaRngSyncSkipped,                 // rng_types=["cuda"] without a GPU: the shard's pass does not raise
   StatefulWorkersSnapshotSucceeds,    // 0.34-1.12's snapshot of a StatefulDataLoader with workers does not raise
   PrefetchAdjustmentMissing,          // 0.34-1.12's saved StatefulDataLoader state keeps the count it took (1.13's)
   HfShardAtLeastBefore114,            // 1.8.1-1.13 take .shard() with as many shards as processes (1.14's >=), not

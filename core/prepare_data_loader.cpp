@@ -421,6 +421,8 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
       }
       DataLoaderShard shard(it);
       shard.set_synchronize_generator(options.synchronize_generator);
+      shard.set_synchronize_cuda_rng(options.synchronize_cuda_rng);
+      shard.set_synchronize_cuda_rng(options.synchronize_cuda_rng);
       return shard;
     }
     MapLoaderOptions map;
@@ -439,6 +441,7 @@ PreparedLoader prepare_data_loader(const DataLoaderArgs& loader, const PrepareOp
     }
     DataLoaderShard shard(map);
     shard.set_synchronize_generator(options.synchronize_generator);
+    shard.set_synchronize_cuda_rng(options.synchronize_cuda_rng);
     return shard;
   } catch (const AccelerateError& e) {
     // The wrappers' own checks (BatchSamplerShard, the DataLoader's batch size) fire inside

@@ -78,6 +78,9 @@ struct PrepareOptions {
   // rng_types contains "generator": the sampler's / dataset's generator takes rank 0's state at the
   // start of every pass (Accelerator passes this by default).
   bool synchronize_generator = false;
+  // rng_types contains "cuda", on a machine without a GPU (what every config describes): a DataLoaderShard's every
+  // pass raises first (cuda_rng_unavailable); the dispatcher synchronises nothing.
+  bool synchronize_cuda_rng = false;
   TorchVersion torch_version = TorchVersion::v2_6;
   // The processes form a torch.distributed group (Accelerate's distributed_type is not NO). False only for
   // an Accelerator's single process, which never starts one.

@@ -1,20 +1,8 @@
 #include "torch_release.hpp"
 
-#include <cstdio>
-#include <utility>
+#include "major_minor.hpp"
 
 namespace accel {
-namespace {
-
-std::optional<std::pair<int, int>> major_minor(const std::string& name) {
-  int major = 0, minor = 0;
-  char extra = 0;
-  if (name.empty() || name.front() < '0' || name.front() > '9') return std::nullopt;
-  if (std::sscanf(name.c_str(), "%d.%d%c", &major, &minor, &extra) != 2) return std::nullopt;
-  return std::pair{major, minor};
-}
-
-}  // namespace
 
 std::optional<TorchVersion> torch_release_rules(const std::string& name) {
   for (const auto& e : kTorchReleases) {

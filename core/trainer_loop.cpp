@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/major_minor.hpp"
 #include "core/mutation.hpp"
 #include "core/saturating.hpp"
 
@@ -37,17 +38,6 @@ std::optional<TransformersRelease> transformers_release_from_name(const std::str
   }
   return std::nullopt;
 }
-
-namespace {
-// "X.Y" as (X, Y); nullopt for anything else.
-std::optional<std::pair<int, int>> major_minor(const std::string& name) {
-  int major = 0, minor = 0;
-  char extra = 0;
-  if (name.empty() || name.front() < '0' || name.front() > '9') return std::nullopt;
-  if (std::sscanf(name.c_str(), "%d.%d%c", &major, &minor, &extra) != 2) return std::nullopt;
-  return std::pair{major, minor};
-}
-}  // namespace
 
 std::string transformers_refusal(const std::string& name) {
   const auto wanted = major_minor(name);

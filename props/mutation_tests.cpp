@@ -120,6 +120,7 @@ ACCEL_MUTANT(UnseededGeneratorSeededFromGlobal_Releases, UnseededGeneratorSeeded
 ACCEL_MUTANT(ShuffleRuleReachesSequential_Releases, ShuffleRuleReachesSequential,
              every_release_gives_an_unshuffled_loader_the_same_batches)
 ACCEL_MUTANT(HfShardAtLeastBefore114_Releases, HfShardAtLeastBefore114, hf_shard_path_follows_the_release)
+ACCEL_MUTANT(CudaRngSyncSkipped_Releases, CudaRngSyncSkipped, cuda_rng_types_fail_every_shard_pass)
 ACCEL_MUTANT(StatefulWorkersSnapshotSucceeds_Releases, StatefulWorkersSnapshotSucceeds,
              stateful_workers_fail_every_pass_before_113)
 ACCEL_MUTANT(PrefetchAdjustmentMissing_StatefulResume, PrefetchAdjustmentMissing,

@@ -67,5 +67,6 @@ void every_release_gives_an_unshuffled_loader_the_same_batches();
 void hf_shard_path_follows_the_release();
 void unseeded_releases_ignore_set_seed();
 void stateful_workers_fail_every_pass_before_113();
+void cuda_rng_types_fail_every_shard_pass();
 
 }  // namespace accel::props

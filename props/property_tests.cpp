@@ -55,6 +55,7 @@ ACCEL_PROP(GlobalDraws, StatefulLoaderDrawsItsFirstIteratorAtPrepare,
 ACCEL_PROP(Releases, UnshuffledLoadersAreTheSameInEveryRelease, every_release_gives_an_unshuffled_loader_the_same_batches)
 ACCEL_PROP(Releases, UnseededReleasesIgnoreSetSeed, unseeded_releases_ignore_set_seed)
 ACCEL_PROP(Releases, StatefulWorkersFailEveryPassBefore113, stateful_workers_fail_every_pass_before_113)
+ACCEL_PROP(Releases, CudaRngTypesFailEveryShardPass, cuda_rng_types_fail_every_shard_pass)
 ACCEL_PROP(Releases, HfShardPathFollowsTheRelease, hf_shard_path_follows_the_release)
 
 }  // namespace accel::props

@@ -18,6 +18,11 @@
 //      (rank 0 never broadcasts and its process ends); the counters stay at 0. In 1.13.0 on the same job yields the
 //      batches of the loader without use_stateful_dataloader (golden/cases-releases/*/rel-workers-stateful-*; workers
 //      are recorded from 1.4.0 on).
+// 20e. prepare_data_loader(rng_types=[..., "cuda", ...]) on a machine without a GPU: every DataLoaderShard pass,
+// skipped
+//      ones too, raises before yielding or counting anything, with the release's error: AssertionError from 1.16.0,
+//      RuntimeError before; a dispatcher synchronises no generator and yields as without it (recorded:
+//      map-n2-b2-l10-shuffle-rngcuda in cases-torch2 and cases-releases/1.16.0).
 #include <rapidcheck.h>
 
 #include <numeric>
@@ -167,6 +172,49 @@ void stateful_workers_fail_every_pass_before_113() {
         RC_ASSERT(p.error->type == "RuntimeError");
         RC_ASSERT(p.error->message.find("Connection closed by peer") != std::string::npos);
       }
+    }
+  }
+}
+
+void cuda_rng_types_fail_every_shard_pass() {
+  const std::int64_t R = *int_in(1, 4);
+  const bool dispatch = *rc::gen::arbitrary<bool>();
+  const std::int64_t epochs = *int_in(1, 3);
+  std::vector<std::string> rng = {"cuda"};
+  if (*rc::gen::arbitrary<bool>()) rng.insert(rng.begin(), "generator");
+  trace::Json c = {{"api", "prepare_data_loader"},
+                   {"dataset_kind", dispatch ? "iterable" : *rc::gen::element<std::string>("map", "iterable")},
+                   {"dataset_len", *int_in(0, 40)},
+                   {"batch_size", *int_in(1, 4)},
+                   {"num_processes", R},
+                   {"multiprocess", true},
+                   {"dispatch_batches", dispatch},
+                   {"epochs", epochs},
+                   {"rng_types", rng},
+                   {"accelerate_version", *rc::gen::element<std::string>("1.4.0", "1.13.0", "1.15.0", "1.16.0")}};
+  if (*rc::gen::arbitrary<bool>()) {
+    c["skip_first_batches"] = *int_in(0, 3);
+    c["schedule"] = std::vector<std::string>(static_cast<std::size_t>(epochs), "skipped");
+  }
+  RC_LOG() << c.dump() << "\n";
+  const trace::Trace got = simulate_json(c);
+  RC_ASSERT(!got.error);
+  trace::Json without = c;
+  without.erase("rng_types");
+  if (dispatch) {
+    RC_TAG("dispatcher");
+    RC_ASSERT(batches_of(got) == batches_of(simulate_json(without)));
+    return;
+  }
+  const bool asserts = modelled_release(c["accelerate_version"].get<std::string>()) >= AccelerateRelease{1, 16, 0};
+  RC_TAG(asserts ? "AssertionError" : "RuntimeError");
+  for (const trace::RankRecord& r : std::get<std::vector<trace::RankRecord>>(got.body)) {
+    RC_ASSERT(r.epochs.size() == static_cast<std::size_t>(epochs));
+    for (const trace::PassRecord& p : r.epochs) {
+      RC_ASSERT(p.batches.empty());
+      RC_ASSERT(p.error.has_value());
+      RC_ASSERT(p.error->type == std::string(asserts ? "AssertionError" : "RuntimeError"));
+      RC_ASSERT(p.iteration_after == std::optional<std::int64_t>(0));
     }
   }
 }

@@ -166,7 +166,7 @@ std::string render_trainer_terminal(const analysis::TrainerReport& r) {
      << (c.version != release_name(c.release)
              ? std::string(" (") + release_name(c.release) + "'s rules, recorded alike)"
              : std::string())
-     << " on " << c.job.loader.dataset_len << " samples, "
+     << ", Accelerate " << c.job.prepare.release.name() << " on " << c.job.loader.dataset_len << " samples, "
      << (c.loop.max_steps > 0 ? "max_steps " + std::to_string(c.loop.max_steps)
                               : std::to_string(c.loop.num_train_epochs) + " epochs")
      << "\n";

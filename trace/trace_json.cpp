@@ -61,6 +61,12 @@ void parse_accelerator(const Fields& f, const Json& c, LoaderCase& lc) {
       for (const Json& t : *rt) {
         if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") o.fail_on("rng_types", "unknown rng type " + t.dump());
         if (t == "generator") a.rng_types_include_generator = true;
+        // Accelerator(rng_types=["cuda"]) without a GPU: recorded only through prepare_data_loader (the recorder's
+        // Accelerator path iterates where a plain script raises), so not guessed here.
+        if (t == "cuda" || t == "xla")
+          o.fail_on("rng_types", t.dump() +
+                                     " in the Accelerator's rng_types is not simulated (not recorded; "
+                                     "prepare_data_loader(rng_types=[\"cuda\"]) is)");
       }
     }
     auto& d = a.dataloader_config;
@@ -391,6 +397,8 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
     for (const Json& t : *rt) {
       if (t != "generator" && t != "torch" && t != "cuda" && t != "xla") fail("rng_types", "unknown rng type " + t.dump());
       if (t == "generator") lc.prepare.synchronize_generator = true;
+      if (t == "cuda") lc.prepare.synchronize_cuda_rng = true;
+      if (t == "xla") fail("rng_types", "\"xla\" is not simulated (not recorded)");
     }
   }
   const AccelerateRelease release = parse_release(f, lc.prepare.torch_version);

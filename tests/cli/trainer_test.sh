@@ -45,7 +45,7 @@ exits "--transformers-version 4.40: the nearest is 4.57, and no watch hint for 4
   "$bin" --api trainer --dataset-len 10 --transformers-version 4.40
 # 5.24: recorded by the transformers watch, every trace alike 5.25's (golden/cases-trainer*/trainer*-v5.24-*).
 check_output "--transformers-version 5.24 is accepted as 5.25's rules, and says so" \
-  "^transformers.Trainer 5.24 (5.25's rules, recorded alike) on 10 samples" \
+  "^transformers.Trainer 5.24 (5.25's rules, recorded alike), Accelerate 1.15.0 on 10 samples" \
   "$bin" --api trainer --dataset-len 10 --transformers-version 5.24
 json_field "...in --json too" "5.24 5.25" 'j["transformers_version"], j["transformers_rules"]' \
   "$bin" --api trainer --dataset-len 10 --transformers-version 5.24 --json
