@@ -24,11 +24,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TORCH2_RELEASE = "1.15.0"
 
 
-def comparable(doc):
+def comparable(doc, version_key="accelerate_version"):
+    """The trace as two recordings of one config on two releases compare: without provenance, the case name and the
+    config's release (`version_key`)."""
     doc = dict(doc)
     doc.pop("reference", None)
     doc.pop("case", None)
-    doc["config"] = {k: v for k, v in doc.get("config", {}).items() if k != "accelerate_version"}
+    doc["config"] = {k: v for k, v in doc.get("config", {}).items() if k != version_key}
     return doc
 
 

@@ -30,14 +30,6 @@ FAMILIES = (("trainer", "cases-trainer", "trainer.py"), ("trainer-eval", "cases-
 sys.path.insert(0, HERE)
 
 
-def comparable(doc):
-    doc = dict(doc)
-    doc.pop("reference", None)
-    doc.pop("case", None)
-    doc["config"] = {k: v for k, v in doc.get("config", {}).items() if k != "transformers_version"}
-    return doc
-
-
 def record_one(job):
     recorder, base_path, new_path, version = job
     doc = json.load(open(base_path))
@@ -70,6 +62,7 @@ def main():
               f"{a.version})", file=sys.stderr)
         return 2
     from refresh import compact, first_difference
+    from release_watch import comparable
     out = a.out or os.path.join(ROOT, "build", "transformers-watch", a.version)
     os.makedirs(out, exist_ok=True)
     jobs = []
@@ -97,7 +90,8 @@ def main():
         for b, (new_path, rc, _) in cases:
             if rc != 0:
                 continue
-            d = first_difference(comparable(json.load(open(b))), comparable(json.load(open(new_path))))
+            d = first_difference(comparable(json.load(open(b)), "transformers_version"),
+                                 comparable(json.load(open(new_path)), "transformers_version"))
             if d is not None:
                 diffs.append((os.path.basename(new_path), d))
         differing += diffs
