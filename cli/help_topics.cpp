@@ -118,10 +118,12 @@ constexpr std::array kTopics = {
           "docs/real-ranks.md"},
     Topic{"launch", "start N local real ranks and compare with the simulator", Shows::Command, "launch",
           "docs/real-ranks.md"},
-    Topic{"python", "the Python module: from_dataloader, what_if, check", Shows::Text,
-          "The Python module (accel_sim) runs the same analyses in process: accel_sim.from_dataloader(dl, ...) reads\n"
-          "a real DataLoader (and torch's global generator), accel_sim.what_if(...) and accel_sim.check(...) take\n"
-          "the command line's flags.\n",
+    Topic{"python", "the Python module: what_if, from_dataloader, trace, testing.assert_loader_matches", Shows::Text,
+          "The Python module (accel_sim) runs the same analyses in process and returns the --json report as a dict:\n"
+          "accel_sim.what_if(...) takes the command line's options by Accelerate's names (accel_sim.OPTIONS lists\n"
+          "them, accel_sim.flags(...) shows the equivalent flags), accel_sim.from_dataloader(dl, ...) reads a real\n"
+          "DataLoader (and torch's global generator), accel_sim.trace(...) returns the simulated trace, and\n"
+          "accel_sim.testing.assert_loader_matches(dl) fails a test when the prepared loader differs.\n",
           "docs/python.md"},
     Topic{"limits", "what accel-sim refuses and does not model", Shows::Text,
           "What accel-sim does not model it refuses (exit 2, naming what is missing), never approximates:\n"
