@@ -13,7 +13,8 @@ with these intercepted:
 
 The first iteration of a prepared loader (or Trainer.train / evaluate) stops the script, before the first training
 step; then, for each loader, the what-if at --num-processes is printed (the CLI's terminal report, and its command
-line), and what could not be read, as "not modelled: ...".
+line), what is simulated beyond the loaders (gradient accumulation with a readable scheduler) as "simulated: ...",
+and what could not be read, as "not modelled: ...".
 
 Exit codes: 0 planned; 2 bad input (no script, a bad --num-processes); 3 the script ended or failed before preparing
 any DataLoader (the output says how).
@@ -258,6 +259,14 @@ class _Plan:
                     sched_for.setdefault(first, opts)
             else:
                 self.not_modelled.append(f"{why} ({name}): the what-if leaves the schedule out")
+        # gradient_accumulation_steps is simulated (--grad-accum) in the training loop of the loader a readable
+        # scheduler goes with; the CLI simulates that loop only with a scheduler.
+        accum_simulated = [(", ".join(e["names"]) or f"DataLoader {i + 1}", e["gradient_accumulation_steps"])
+                           for i, e in enumerate(self.loaders)
+                           if i in sched_for and not e["not_modelled"] and e["gradient_accumulation_steps"] > 1]
+        simulated: List[str] = [f"gradient_accumulation_steps {steps} in {label}'s training loop (with its scheduler)"
+                                for label, steps in accum_simulated]
+        accum_unsimulated: Dict[int, List[str]] = {}
         for n, entry in enumerate(self.loaders, 1):
             label = ", ".join(entry["names"]) or f"DataLoader {n}"
             lines.append("")
@@ -274,9 +283,12 @@ class _Plan:
                 opts.update(sched_for[n - 1])
                 if entry["gradient_accumulation_steps"] > 1:
                     opts["gradient_accumulation_steps"] = entry["gradient_accumulation_steps"]
+            elif entry["gradient_accumulation_steps"] > 1 and accum_simulated:
+                lines.append(f"note: gradient_accumulation_steps {entry['gradient_accumulation_steps']} is simulated "
+                             f"with {', '.join(l for l, _ in accum_simulated)} (the loader prepared with the "
+                             "scheduler); this loader is planned without a training loop")
             elif entry["gradient_accumulation_steps"] > 1:
-                self.not_modelled.append(f"gradient_accumulation_steps {entry['gradient_accumulation_steps']}: "
-                                         "simulated only with a scheduler the plan can read")
+                accum_unsimulated.setdefault(entry["gradient_accumulation_steps"], []).append(label)
             flags = accel_sim.flags(**opts)
             shown = [("STATE_FILE" if f == opts.get("rng_state") else _quote(f)) for f in flags]
             lines.append("$ accel-sim " + " ".join(shown))
@@ -302,11 +314,17 @@ class _Plan:
             written = entry["options"].get("lengths")
             if written and os.path.basename(written).startswith("accel-sim-lengths-"):
                 os.unlink(written)
+        for steps, labels in accum_unsimulated.items():
+            self.not_modelled.append(f"gradient_accumulation_steps {steps} ({', '.join(labels)}): the training loop "
+                                     "(accumulation, optimizer and scheduler steps) is simulated only with a scheduler "
+                                     "the plan can read, and none was prepared that it can read")
         lines.append("")
         always = ["the loop around the loaders (set_epoch calls, breaks, resumes)" + (
                       "" if PLAN_EPOCHS else "; nor the number of epochs: one is simulated (--plan-epochs E)"),
                   "what `accelerate launch` would set from its config file (mixed precision, the Accelerator's "
                   "environment variables): the script runs under plain python"]
+        for item in simulated:
+            lines.append(f"simulated: {item}")
         for item in self.not_modelled + always:
             lines.append(f"not modelled: {item}")
         return "\n".join(lines)

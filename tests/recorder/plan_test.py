@@ -61,6 +61,27 @@ def main():
     check("== eval_loader" in out and "--dataset-len 100 --batch_size 10" in out and "--set-seed 7" in out,
           "custom batch sampler: the eval loader is still planned, with the script's argument")
 
+    # Issue 50: gradient accumulation simulated with the scheduler's loader is not then called "not modelled".
+    accum = os.path.join(scripts, "grad_accum.py")
+    p = plan(accum, "--num-processes", "2")
+    out = p.stdout
+    train, _, evaluation = out.partition("== eval_loader")
+    check(p.returncode == 0, "grad_accum: exit code")
+    check("--grad-accum 4" in train and "training (rank 0): gradient_accumulation_steps 4" in train,
+          "grad_accum: accumulation simulated with the training loader's scheduler")
+    check("note: gradient_accumulation_steps 4 is simulated with train_loader" in evaluation,
+          "grad_accum: the eval loader says where accumulation is simulated")
+    check("simulated: gradient_accumulation_steps 4 in train_loader's training loop" in out,
+          "grad_accum: the summary says accumulation is simulated")
+    check(not any(line.startswith("not modelled:") and "accumulation" in line for line in out.splitlines()),
+          "grad_accum: accumulation not called 'not modelled' after it was simulated")
+    p = plan(accum, "--no-scheduler", "--num-processes", "2")
+    out = p.stdout
+    check(p.returncode == 0 and "--grad-accum" not in out, "grad_accum --no-scheduler: no training loop simulated")
+    check("not modelled: gradient_accumulation_steps 4 (train_loader, eval_loader): the training loop" in out
+          and not any(line.startswith("simulated:") for line in out.splitlines()),
+          "grad_accum --no-scheduler: accumulation named as not modelled, once")
+
     with tempfile.TemporaryDirectory() as tmp:
         noop = os.path.join(tmp, "noop.py")
         with open(noop, "w") as f:
