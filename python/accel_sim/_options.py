@@ -8,6 +8,7 @@ Names are Accelerate's (``num_processes``, ``split_batches``, ``even_batches``, 
 
 from __future__ import annotations
 
+import difflib
 import os
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -191,12 +192,48 @@ def _flags_for(name: str, value: Any) -> List[str]:
     raise AssertionError(kind)
 
 
+# The command line's spellings of an option that neither its name nor its flags give (--ranks is num_processes).
+_CLI_SPELLINGS = {"ranks": "num_processes", "world_size": "num_processes", "nproc": "num_processes"}
+
+
+def close_options(name: str, known: List[str], n: int = 3) -> List[str]:
+    """The known option names closest to a mistyped `name` (difflib), best first: by the names themselves, by the
+    command line's flags (``dataset-len``, ``grad_accum``) and spellings (``ranks``), dashes read as underscores."""
+    key = name.lower().lstrip("-").replace("-", "_")
+    spellings: Dict[str, str] = {n_: n_ for n_ in known}
+    for n_ in known:
+        kind, flag, off_flag = OPTIONS[n_]
+        for f in (flag, off_flag):
+            if f:
+                spellings.setdefault(f.lstrip("-").replace("-", "_"), n_)
+    spellings.update({k: v for k, v in _CLI_SPELLINGS.items() if v in known})
+    if key in spellings:  # a flag's or the command line's spelling of one option
+        return [spellings[key]]
+    out: List[str] = []
+    for match in difflib.get_close_matches(key, list(spellings), n=2 * n, cutoff=0.75):
+        if spellings[match] not in out:
+            out.append(spellings[match])
+    return out[:n]
+
+
+def unknown_option_error(name: str, known: List[str], where: str) -> TypeError:
+    """TypeError for an option `where` does not take: the close matches first, the full list only without one."""
+    head = f"accel_sim.{where}() got an unexpected option {name!r}"
+    if name in OPTIONS:
+        return TypeError(f"{head}: it is a what_if option, which {where}() does not take")
+    close = close_options(name, known)
+    if close:
+        return TypeError(f"{head}: did you mean {' or '.join(repr(c) for c in close)}? "
+                         f"(accel_sim.OPTIONS lists all {len(known)} options)")
+    return TypeError(f"{head} (no close name; the {len(known)} options: {', '.join(sorted(known))})")
+
+
 def to_flags(options: Dict[str, Any], *, allowed: Callable[[str], bool] = lambda _: True, where: str = "what_if") -> List[str]:
-    """The accel-sim flags for `options` (Accelerate's names). Unknown names raise TypeError naming them."""
+    """The accel-sim flags for `options` (Accelerate's names). Unknown names raise TypeError naming them, with the
+    closest known names first (``batchsize`` -> did you mean 'batch_size'?)."""
     flags: List[str] = []
     for name, value in options.items():
         if name not in OPTIONS or not allowed(name):
-            known = ", ".join(sorted(n for n in OPTIONS if allowed(n)))
-            raise TypeError(f"accel_sim.{where}() got an unexpected option {name!r} (known options: {known})")
+            raise unknown_option_error(name, [n for n in OPTIONS if allowed(n)], where)
         flags += _flags_for(name, value)
     return flags

@@ -108,6 +108,20 @@ def test_each_option_reaches_the_simulation():
 def test_errors():
     with pytest.raises(TypeError, match="num_procs"):
         accel_sim.what_if(num_procs=4, dataset_len=10)
+    # A typo names the close option(s) first, without the list of every option (issue 50).
+    with pytest.raises(TypeError) as e:
+        accel_sim.what_if(num_processes=2, dataset_len=10, batchsize=4)
+    message = str(e.value)
+    assert message.startswith("accel_sim.what_if() got an unexpected option 'batchsize': did you mean 'batch_size'?")
+    assert "even_batches" not in message and len(message) < 200, message
+    for typo, meant in (("ranks", "num_processes"), ("dataset-len", "dataset_len"), ("grad_accum",
+                        "gradient_accumulation_steps"), ("shufle", "shuffle")):
+        with pytest.raises(TypeError, match=f"'{typo}': did you mean '{meant}'"):
+            accel_sim.what_if(dataset_len=10, **{typo: 1})
+    with pytest.raises(TypeError, match="no close name; the [0-9]+ options: accelerate_version, api, batch_size"):
+        accel_sim.what_if(dataset_len=10, xyzzy=1)
+    with pytest.raises(TypeError, match="'html': it is a what_if option, which trace"):
+        accel_sim.trace(dataset_len=10, html="out.html")
     with pytest.raises(TypeError, match="even_batches"):
         accel_sim.what_if(dataset_len=10, even_batches="no")
     with pytest.raises(accel_sim.ConfigError, match=r"num_processes \(--ranks\): must be an integer in \[1, 65536\]"):
