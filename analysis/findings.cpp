@@ -54,7 +54,12 @@ Findings collect_findings(const WhatIfReport& loader, const TrainingSummary* tra
   }
   const auto serious = std::count_if(f.list.begin(), f.list.end(),
                                      [](const Finding& x) { return x.warning.severity != Severity::Note; });
-  if (serious > 1) f.verdict += " (+" + std::to_string(serious - 1) + " more below)";
+  f.verdict_json = f.verdict;
+  if (serious > 1) {
+    const std::string more = std::to_string(serious - 1);
+    f.verdict += " (+" + more + " more below)";
+    f.verdict_json += " (+" + more + (serious == 2 ? " more finding)" : " more findings)");
+  }
   return f;
 }
 

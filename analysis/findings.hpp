@@ -21,7 +21,9 @@ struct Finding {
 
 struct Findings {
   std::vector<Finding> list;  // errors, then warnings, then notes; each section's own order within a severity
-  std::string verdict;        // "error[uneven-steps-hang]: ..." or "every sample once per epoch, ranks in lock-step"
+  std::string verdict;        // "error[uneven-steps-hang]: ... (+2 more below)" or "every sample once per epoch, ..."
+  // The same verdict for a dict (JSON, Python): "(+2 more findings)", since no list follows it on a screen.
+  std::string verdict_json;
 };
 
 inline constexpr const char* kResumeNotIdentical = "resume-not-identical";

@@ -676,7 +676,7 @@ int run_what_if(const LoaderFlags& flags, const accel::cli::TrainingFlags& train
   }
   if (out.json) {
     Json j = accel::reports::render_json(report);
-    j["verdict"] = findings.verdict;
+    j["verdict"] = findings.verdict_json;
     j["findings"] = Json::array();
     for (const auto& f : findings.list) {
       Json one = accel::reports::warning_json(f.warning);

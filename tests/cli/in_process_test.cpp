@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/in_process.hpp"
@@ -16,6 +17,30 @@ TEST(InProcess, WhatIfJsonOnStdout) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("\"duplicated\": 23,"), std::string::npos);  // the issue's acceptance value
   EXPECT_EQ(r.err, "");
+}
+
+// Issue 50: the dict's verdict (JSON, Python) counts the other findings; "more below" is the terminal's wording.
+TEST(InProcess, TheJsonVerdictCountsTheOtherFindingsAndTheTerminalPointsBelow) {
+  const std::vector<std::string> job{"--ranks",       "4", "--dataset-len", "10",      "--batch-size", "4",
+                                     "--num-workers", "2", "--dataset",     "iterable"};
+  auto json_args = job;
+  json_args.push_back("--json");
+  const auto json = run_in_process(json_args);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const std::string verdict = j["verdict"];
+  int serious = 0;
+  for (const auto& f : j["findings"]) serious += f["severity"] != "note";
+  ASSERT_GE(serious, 3) << json.out;
+  EXPECT_EQ(verdict.find("below"), std::string::npos) << verdict;
+  const std::string suffix = " (+" + std::to_string(serious - 1) + " more findings)";
+  ASSERT_GE(verdict.size(), suffix.size());
+  EXPECT_EQ(verdict.substr(verdict.size() - suffix.size()), suffix) << verdict;
+  const auto terminal = run_in_process(job);
+  ASSERT_EQ(terminal.exit_code, 0) << terminal.err;
+  const std::string first_line = terminal.out.substr(0, terminal.out.find('\n'));
+  EXPECT_EQ(first_line, "verdict: " + verdict.substr(0, verdict.size() - suffix.size()) + " (+" +
+                            std::to_string(serious - 1) + " more below)");
 }
 
 TEST(InProcess, BadInputIsExit2WithTheMessageOnStderr) {
