@@ -2,13 +2,19 @@
 one process through Accelerator(), and several ranks simulated in one process with
 prepare_data_loader(..., num_processes=R, process_index=r) as Accelerate's own tests do."""
 
+import itertools
+import os
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch")
-from torch.utils.data import DataLoader, IterableDataset, TensorDataset  # noqa: E402
+from torch.utils.data import DataLoader, IterableDataset, TensorDataset, get_worker_info  # noqa: E402
 
 import accel_sim  # noqa: E402
 from accel_sim.testing import LoaderMismatch, assert_loader_matches  # noqa: E402
+
+ROOT = os.environ.get("ACCEL_SIM_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
 
 class Stream(IterableDataset):
@@ -129,9 +135,10 @@ def test_not_modelled_is_refused(accelerate, accelerator):
     skipped = accelerator.skip_first_batches(dl, 2)
     with pytest.raises(accel_sim.NotModelled, match="skip_first_batches"):
         assert_loader_matches(skipped)
-    (drawn,) = _prepared(accelerate, 2, lambda: DataLoader(list(range(40)), batch_size=4, shuffle=True))[:1]
-    with pytest.raises(accel_sim.NotModelled, match="drew at prepare time"):
-        assert_loader_matches(drawn)
+    own = DataLoader(list(range(40)), batch_size=4, sampler=torch.utils.data.RandomSampler(
+        list(range(40)), generator=torch.Generator().manual_seed(3)))
+    with pytest.raises(accel_sim.NotModelled, match="generator of its own"):
+        assert_loader_matches(accelerator.prepare(own))
 
 
 class _Collator:
@@ -162,3 +169,94 @@ def test_an_error_the_simulation_predicts_is_a_match(accelerate):
     # Told another seed, the simulation expects another order from the first batch on.
     with pytest.raises(LoaderMismatch, match="rank 0, epoch 0, step 0"):
         assert_loader_matches(dl, epochs=2, data_seed=2**64 - 3)
+
+
+def test_the_default_shuffle_on_several_ranks(accelerate):
+    # use_seedable_sampler=False, no DataLoader generator: Accelerate creates the sampler's generator at prepare (seeded
+    # from torch's global generator); the copy's is seeded as that prepare seeds it after torch.manual_seed(seed).
+    loaders = _prepared(accelerate, 2, lambda: DataLoader(_features(37), batch_size=4, shuffle=True),
+                        rng_types=["generator"])
+    for dl in loaders:
+        result = assert_loader_matches(dl, epochs=2)
+        assert result["batches_checked"] == 2 * 5 and result["options"]["set_seed"] == 0
+    # Told another seed than the copy ran from, the simulation expects another order from the first batch on.
+    with pytest.raises(LoaderMismatch, match="rank 1, epoch 0, step 0"):
+        assert_loader_matches(loaders[1], set_seed=1)
+
+
+class Split(IterableDataset):
+    """torch's documented worker split over a stream of tensors: strided (itertools.islice(stream, worker_id, None,
+    num_workers)), contiguous (the worker's block), or a custom one accel-sim does not model (reversed blocks)."""
+
+    def __init__(self, n, split):
+        self.n, self.split = n, split
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        stream = iter(torch.arange(self.n).float() * 10)
+        info = get_worker_info()
+        if info is None:
+            return stream
+        if self.split == "strided":
+            return itertools.islice(stream, info.id, None, info.num_workers)
+        per = -(-self.n // info.num_workers)
+        block = list(stream)[info.id * per:(info.id + 1) * per]
+        return iter(block if self.split == "contiguous" else block[::-1])
+
+
+def test_iterable_with_workers_and_the_strided_split(accelerate, accelerator):
+    # The issue's acceptance: a real iterable loader with 2 workers and a strided split (each worker batches its own
+    # share, the main process takes batches round-robin).
+    dl = accelerator.prepare(DataLoader(Split(23, "strided"), batch_size=3, num_workers=2))
+    result = assert_loader_matches(dl, epochs=2)
+    assert result["options"]["worker_split"] == "strided" and result["options"]["num_workers"] == 2
+    assert result["batches_checked"] == 2 * 8  # 12 + 11 samples: 4 batches from each worker, worker 1's last short
+    for ranks, kwargs in ((2, {}), (3, dict(split_batches=True))):
+        for dl in _prepared(accelerate, ranks, lambda: DataLoader(Split(31, "strided"), batch_size=3, num_workers=2),
+                            dispatch_batches=False, **kwargs):
+            assert assert_loader_matches(dl)["batches_checked"] > 0
+    contiguous = accelerator.prepare(DataLoader(Split(20, "contiguous"), batch_size=4, num_workers=2,
+                                                persistent_workers=True))
+    for _ in contiguous:  # the live loader's persistent workers are running: the copy starts its own
+        pass
+    assert assert_loader_matches(contiguous, epochs=2)["options"]["worker_split"] == "contiguous"
+
+
+def test_a_wrong_worker_split_is_detected(accelerate):
+    # Planted: the dataset splits strided, the check is told contiguous: the first batch differs.
+    (dl,) = _prepared(accelerate, 1, lambda: DataLoader(Split(23, "strided"), batch_size=3, num_workers=2))
+    with pytest.raises(LoaderMismatch) as e:
+        assert_loader_matches(dl, worker_split="contiguous")
+    assert (e.value.rank, e.value.epoch, e.value.step) == (0, 0, 0)
+    assert e.value.expected == [0, 1, 2] and e.value.actual == [0, 2, 4]
+    # A split accel-sim does not model is refused, naming the modelled ones, not reported as a mismatch.
+    (custom,) = _prepared(accelerate, 1, lambda: DataLoader(Split(23, "reversed"), batch_size=3, num_workers=2))
+    with pytest.raises(accel_sim.NotModelled, match="does not model: what its workers yield follows none of"):
+        assert_loader_matches(custom)
+
+
+def _gloo_env():
+    """PYTHONPATH for a process of its own: accel_sim as this one imports it, the reference Accelerate and shims."""
+    import accelerate as acc
+
+    paths = [os.path.dirname(os.path.dirname(accel_sim.__file__)), os.path.dirname(os.path.dirname(acc.__file__)),
+             os.path.join(ROOT, "golden", "reference")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths + [os.environ.get("PYTHONPATH", "")]))
+
+
+def test_real_gloo_ranks(accelerate):
+    # Two real processes in a gloo group (tests/recorder/launch.py: torchrun's environment): an Accelerator's
+    # default shuffled loader (its generator drawn at prepare, synchronised from rank 0 at every pass) and an
+    # iterable loader with 2 workers and a strided split, checked on every rank.
+    sys.path.insert(0, os.path.join(ROOT, "tests", "recorder"))
+    from launch import launch
+
+    worker = os.path.join(os.path.dirname(__file__), "gloo_check_worker.py")
+    results = launch(2, [worker], timeout=150, env_extra=_gloo_env())
+    for rank, (code, out, err) in enumerate(results):
+        assert code == 0, f"rank {rank} exited {code}:\n{out}\n{err[-3000:]}"
+        assert f"rank {rank}: default shuffle ok (2 ranks, 26 batches)" in out
+        assert f"rank {rank}: iterable workers ok (strided, 12 batches)" in out
+        assert f"rank {rank}: wrong seed caught at rank {rank}, epoch 0, step 0" in out

@@ -11,6 +11,10 @@ Marker convention (explicit: an unmarked block is prose and is not run):
   <!-- tested: python -->    on the line right before a ```python block. The block runs as one script with --python;
                              every line holding "# prints: TEXT" gives, in order, one line the script prints, where
                              "..." inside TEXT stands for any characters (elided ids). Only with --python.
+  <!-- tested: pytest -->    on the line right before a ```python block. The block is a test file, run with
+                             `--python -m pytest --strict-markers` (the accel_sim plugin from the installed wheel's
+                             pytest11 entry point, not named on the command line); it must exit 0 with every one of
+                             its `def test_` functions passed. Only with --python.
 
 Commands run in a scratch folder holding build/accel-sim (a link to the executable under test) and golden/ (a link
 to the checkout's), with no ACCELERATE_* variable and an empty HF_HOME, so they run exactly as printed and a user's
@@ -32,6 +36,7 @@ import tempfile
 
 MARK_CONSOLE = "<!-- tested -->"
 MARK_PYTHON = "<!-- tested: python -->"
+MARK_PYTEST = "<!-- tested: pytest -->"
 EXIT_LINE = re.compile(r"^\[exit (\d+)\]$")
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
@@ -197,6 +202,32 @@ def check_python(root, accel_sim, python, pythonpath, failures):
     return count
 
 
+def check_pytest(root, accel_sim, python, pythonpath, failures):
+    count = 0
+    work, env = scratch(root, accel_sim)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    try:
+        for where, body in marked_blocks(root, MARK_PYTEST, "python", failures):
+            count += 1
+            tests = sum(1 for line in body if re.match(r"^def test_\w+\(", line))
+            with open(os.path.join(work, "test_example.py"), "w", encoding="utf-8") as f:
+                f.write("\n".join(body) + "\n")
+            run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--strict-markers",
+                                  "test_example.py"], cwd=work, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, timeout=300)
+            lines = run.stdout.rstrip("\n").split("\n")
+            summary = lines[-1] if lines else ""
+            if run.returncode != 0 or not re.match(rf"^=*\s*{tests} passed( |,|$)", summary) or tests == 0:
+                report(failures, where, [f"{tests} passed"], lines[-40:],
+                       f"pytest exits {run.returncode}, documented 0 with {tests} passed")
+            else:
+                print(f"ok   {where}: pytest block ({summary.strip('= ')})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return count
+
+
 def slug(heading):
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
     text = re.sub(r"`", "", heading.strip().lower())
@@ -263,7 +294,11 @@ def main():
         if n == 0:
             failures.append("no python block")
             print(f"FAIL no {MARK_PYTHON} block found")
-        print(f"docs: {n} python blocks, {len(failures)} failed")
+        n_pytest = check_pytest(root, args.accel_sim, args.python, pythonpath, failures)
+        if n_pytest == 0:
+            failures.append("no pytest block")
+            print(f"FAIL no {MARK_PYTEST} block found")
+        print(f"docs: {n} python blocks, {n_pytest} pytest blocks, {len(failures)} failed")
         return 1 if failures else 0
     n = check_console(root, args.accel_sim, failures)
     if n < args.min_commands:
