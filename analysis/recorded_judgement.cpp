@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/accelerate_release.hpp"
+#include "core/draws_before_prepare.hpp"
 #include "core/id_ranges.hpp"
 #include "sim/simulator.hpp"
 #include "trace/recorded_json.hpp"
@@ -188,15 +190,17 @@ CheckReport judge_recorded(const trace::RecordedRun& run, const std::vector<std:
   return out;
 }
 
-RecordedDiff diff_recorded(const trace::RecordedRun& run) {
-  RecordedDiff out;
-  const auto config = trace::recorded_simulation_config(run, &out.why_not);
-  if (!config) return out;
-  const auto parsed = trace::parse_config(*config);
+namespace {
+
+using trace::Json;
+
+// The recording's first segments against the simulation of `config` (the recorded configuration, resolved).
+void compare_with(const trace::RecordedRun& run, const Json& config, RecordedDiff& out) {
+  const auto parsed = trace::parse_config(config);
   const auto* loader = std::get_if<trace::LoaderCase>(&parsed);
   if (!loader) {
     out.why_not = "the recorded configuration is not a data loader the simulator runs";
-    return out;
+    return;
   }
   const trace::Trace simulated = sim::simulate(*loader);
   out.comparable = true;
@@ -230,10 +234,54 @@ RecordedDiff diff_recorded(const trace::RecordedRun& run) {
             rank.rank, rec.epoch, rec.start_step + static_cast<std::int64_t>(s),
             have_rec ? batch_text(rec.batches[s]) : "no batch (the pass ended)",
             have_sim ? batch_text((*sim_batches)[s]) : (sim_error.empty() ? "no batch (the pass ended)" : sim_error)};
-        return out;
+        return;
       }
     }
   }
+}
+
+// A shuffle that differs from its first step, on a release whose prepare seeds the sampler's generator from torch's
+// global generator, when the recorder saw the seed it got: the usual cause is a model built between set_seed and
+// prepare. The draws that give that seed are searched for, and the simulation with them is run before they are
+// advised.
+std::optional<DrawsHint> draws_hint(const trace::RecordedRun& run, const Json& config, const RecordedDiff& diff) {
+  if (!diff.divergence || !run.sampler_generator_seed) return std::nullopt;
+  const auto& first_pass = run.ranks.front().passes;
+  const bool at_start = std::any_of(run.ranks.begin(), run.ranks.end(), [&](const trace::RecordedRank& r) {
+    return r.rank == diff.divergence->rank && !r.passes.empty() && r.passes.front().epoch == diff.divergence->epoch &&
+           r.passes.front().start_step == diff.divergence->step;
+  });
+  if (!at_start || first_pass.empty() || first_pass.front().start_step != 0) return std::nullopt;
+  const auto parsed = trace::parse_config(config);
+  const auto* loader = std::get_if<trace::LoaderCase>(&parsed);
+  if (!loader || !loader->loader.shuffle || loader->prepare.use_seedable_sampler || !loader->torch_manual_seed ||
+      shuffle_generator_rule(loader->prepare.release) != ShuffleGeneratorRule::SeededFromGlobalAtPrepare) {
+    return std::nullopt;
+  }
+  DrawsHint hint;
+  hint.sampler_generator_seed = *run.sampler_generator_seed;
+  hint.torch_seed = sim::process_seed(*loader, 0);
+  hint.draws = draws_before_prepare(hint.torch_seed, hint.sampler_generator_seed);
+  if (hint.draws == std::optional<std::uint64_t>(loader->prepare.process_generator_draws)) return std::nullopt;
+  if (hint.draws) {
+    Json with = config;
+    with["global_rng_draws"] = *hint.draws;
+    RecordedDiff again;
+    compare_with(run, with, again);
+    hint.remaining = again.divergence;
+  }
+  return hint;
+}
+
+}  // namespace
+
+RecordedDiff diff_recorded(const trace::RecordedRun& run, std::optional<std::uint64_t> rng_draws) {
+  RecordedDiff out;
+  auto config = trace::recorded_simulation_config(run, &out.why_not);
+  if (!config) return out;
+  if (rng_draws) (*config)["global_rng_draws"] = *rng_draws;
+  compare_with(run, *config, out);
+  if (out.comparable && !rng_draws) out.draws_hint = draws_hint(run, *config, out);
   return out;
 }
 

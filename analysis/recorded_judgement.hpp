@@ -28,14 +28,26 @@ struct RecordedDivergence {
   std::string simulated;
 };
 
+// Why a shuffled recording left the simulation at its first step, when the sampler generator's seed says it: the
+// 32-bit words the script drew from torch's global generator between set_seed and prepare (core/
+// draws_before_prepare.hpp), and what the simulation with them gives.
+struct DrawsHint {
+  std::uint64_t sampler_generator_seed = 0;     // what rank 0's sampler generator was seeded with (recorded)
+  std::uint64_t torch_seed = 0;                 // torch.initial_seed() the recording's set_seed gives rank 0
+  std::optional<std::uint64_t> draws;           // the words drawn; nullopt: no count up to kMaxDrawsBeforePrepare
+  std::optional<RecordedDivergence> remaining;  // with `draws` simulated: where it still differs (nullopt: identical)
+};
+
 struct RecordedDiff {
   bool comparable = false;
   std::string why_not;  // when not comparable
   std::int64_t batches_compared = 0;
   std::optional<RecordedDivergence> divergence;
+  std::optional<DrawsHint> draws_hint;  // only with a divergence at a shuffle's first step
 };
 
-// Raises trace::ConfigError where the recorded configuration is refused by the simulator.
-RecordedDiff diff_recorded(const trace::RecordedRun& run);
+// Raises trace::ConfigError where the recorded configuration is refused by the simulator. `rng_draws`: the words
+// drawn between set_seed and prepare (--rng-draws), which the recording cannot know; without it, a hint may say.
+RecordedDiff diff_recorded(const trace::RecordedRun& run, std::optional<std::uint64_t> rng_draws = std::nullopt);
 
 }  // namespace accel::analysis

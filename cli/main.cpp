@@ -39,6 +39,7 @@
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
 #include "core/accelerate_release.hpp"
+#include "core/draws_before_prepare.hpp"
 #include "core/error.hpp"
 #include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
@@ -744,9 +745,10 @@ int run_check_recorded(const std::string& dir, const std::string& requirements_t
 }
 
 // diff --recorded DIR: where the real job left the simulation of the configuration it recorded.
-int run_diff_recorded(const std::string& dir) {
+int run_diff_recorded(const std::string& dir, std::optional<std::int64_t> rng_draws) {
   const auto run = accel::trace::read_recorded_run(dir);
-  const auto d = accel::analysis::diff_recorded(run);
+  const auto d = accel::analysis::diff_recorded(
+      run, rng_draws ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*rng_draws)) : std::nullopt);
   if (!d.comparable) {
     std::cout << "not compared: " << d.why_not << " (check --recorded judges the recording itself)\n";
     return kExitNotCompared;
@@ -759,6 +761,26 @@ int run_diff_recorded(const std::string& dir) {
   const auto& v = *d.divergence;
   std::cout << "rank " << v.rank << ", epoch " << v.epoch << ", step " << v.step << ": recorded " << v.recorded
             << ", simulated " << v.simulated << " (" << d.batches_compared << " batches agreed before)\n";
+  if (const auto& h = d.draws_hint) {
+    const std::string seed = "rank 0's sampler generator was seeded with " + std::to_string(h->sampler_generator_seed);
+    if (!h->draws) {
+      std::cout << "hint: " << seed << ", which torch's generator seeded " << std::to_string(h->torch_seed)
+                << " never draws within " << accel::kMaxDrawsBeforePrepare
+                << " words: the shuffle was not seeded by set_seed and draws (a generator of the script's own?)\n";
+    } else {
+      std::cout << "hint: the job drew " << *h->draws << " words from torch's global generator between set_seed and "
+                << "prepare (a model built before prepare does that): " << seed << ", its draw after " << *h->draws
+                << " words.\n";
+      if (!h->remaining) {
+        std::cout << "      Simulated with them, the recording is identical: accel-sim diff --recorded " << dir
+                  << " --rng-draws " << *h->draws << "\n";
+      } else {
+        const auto& r = *h->remaining;
+        std::cout << "      Simulated with them (--rng-draws " << *h->draws << "), it still differs at rank " << r.rank
+                  << ", epoch " << r.epoch << ", step " << r.step << "\n";
+      }
+    }
+  }
   return kExitDiffer;
 }
 
@@ -794,6 +816,7 @@ struct CommandLine {
   CLI::App* check_cmd = nullptr;
   std::string check_config, requirements, golden_dir, recorded_dir;
   std::string diff_recorded_dir;
+  std::optional<std::int64_t> diff_rng_draws;
   CheckOutput check_output;
   LoaderFlags check_flags;
   accel::cli::ResumeFlags check_resume;
@@ -904,6 +927,9 @@ struct CommandLine {
                      "a real job's recording (accel_sim.record): the first rank/epoch/step where it leaves the "
                      "simulation of its configuration")
         ->check(accel::cli::non_empty("a DIR"));
+    accel::cli::add_integer(*diff_cmd, "--rng-draws", diff_rng_draws,
+                            "with --recorded: 32-bit words the job drew from torch's global generator between "
+                            "set_seed and prepare (a model built there), which the recording cannot know");
   }
   void add_check_flags() {
     check_cmd->add_option("--config", check_config, "JSON file with a `config` object (- for stdin)")
@@ -1052,8 +1078,9 @@ int run_cli(int argc, char** argv) {
       if (!cl.diff_recorded_dir.empty()) {
         if (!cl.expected_path.empty() || !cl.actual_path.empty())
           throw accel::trace::ConfigError("diff: --recorded DIR compares with the simulation; not with EXPECTED ACTUAL");
-        return run_diff_recorded(cl.diff_recorded_dir);
+        return run_diff_recorded(cl.diff_recorded_dir, cl.diff_rng_draws);
       }
+      if (cl.diff_rng_draws) throw accel::trace::ConfigError("diff: --rng-draws goes with --recorded DIR");
       if (cl.expected_path.empty() || cl.actual_path.empty())
         throw accel::trace::ConfigError("diff: give EXPECTED and ACTUAL trace files, or --recorded DIR");
       return run_diff(cl.expected_path, cl.actual_path);

@@ -132,6 +132,11 @@ bool DataLoaderShard::has_synchronized_generator() const noexcept {
   return dataset_ != nullptr;
 }
 
+std::optional<std::uint64_t> DataLoaderShard::synchronized_generator_seed() const {
+  if (!map_ || !sampler_->has_synchronized_generator()) return std::nullopt;
+  return sampler_->generator_state().seed;
+}
+
 std::optional<GeneratorState> DataLoaderShard::process_generator_state() const {
   if (!sampler_) return std::nullopt;
   return sampler_->process_generator_state();

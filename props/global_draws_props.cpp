@@ -8,6 +8,9 @@
 //      same generator, reached through different code.
 // 13b. A SeedableRandomSampler (seeded from torch.initial_seed(), not from the generator's position), a
 //      DataLoader(generator=g), or no shuffle: the draws change nothing.
+// 13d. The draw count read back from the seed prepare gave the sampler's generator (core/draws_before_prepare.hpp,
+//      diff --recorded's hint) is the count the simulated prepare was given: through prepare_data_loader's own
+//      seeding, for any seed and count, and no count below it gives that seed.
 // 13c. use_stateful_dataloader: DataLoaderAdapter calls the StatefulDataLoader's state_dict() at prepare,
 //      which builds the first pass's iterator (its two-word _base_seed) then; that pass reuses it. The
 //      loader's own passes are therefore a plain loader's (the same words, drawn earlier), but a first pass
@@ -16,6 +19,7 @@
 //      accel-map-*-stateful-*).
 #include <rapidcheck.h>
 
+#include "core/draws_before_prepare.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "properties.hpp"
 
@@ -121,6 +125,25 @@ void stateful_loader_draws_its_first_iterator_at_prepare() {
   RC_ASSERT(ids(pass_order(d.loader, o, 0, /*before_any_prepared_pass=*/true)) == stateful[0]);
   for (std::int64_t p = 1; p < passes; ++p)
     RC_ASSERT(stateful[static_cast<std::size_t>(p)] == plain[static_cast<std::size_t>(p)]);
+}
+
+void draws_read_back_from_the_sampler_seed_are_the_draws_prepare_made() {
+  Drawn d = drawn_loader();
+  d.loader.replacement = false;
+  d.loader.num_samples.reset();
+  d.options.num_processes = *rc::gen::inRange<std::int64_t>(2, 9);
+  d.options.process_seed = *rc::gen::arbitrary<std::uint64_t>();
+  d.options.process_generator_draws = *rc::gen::inRange<std::uint64_t>(0, 20000);
+  d.options.synchronize_generator = true;
+  RC_ASSERT(shuffle_generator_rule(d.options.release) == ShuffleGeneratorRule::SeededFromGlobalAtPrepare);
+  // The seed as the simulated loader gave it to its sampler: the generator the shard synchronises.
+  const auto shard = std::get<DataLoaderShard>(prepare_data_loader(d.loader, d.options));
+  const auto seed = shard.synchronized_generator_seed();
+  RC_ASSERT(seed.has_value());
+  const auto found = draws_before_prepare(d.options.process_seed, *seed, 20001);
+  RC_ASSERT(found == std::optional<std::uint64_t>(d.options.process_generator_draws));
+  if (d.options.process_generator_draws > 0)
+    RC_ASSERT(!draws_before_prepare(d.options.process_seed, *seed, d.options.process_generator_draws - 1));
 }
 
 }  // namespace accel::props

@@ -104,6 +104,8 @@ ACCEL_MUTANT(StatefulFinishedResumesPastEnd_ExactResume, StatefulFinishedResumes
              seedable_set_epoch_resume_is_exact)
 ACCEL_MUTANT(PreparedDrawsIgnored_GlobalDraws, PreparedDrawsIgnored,
              draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
+ACCEL_MUTANT(DrawsBeforePrepareOffByOne_GlobalDraws, DrawsBeforePrepareOffByOne,
+             draws_read_back_from_the_sampler_seed_are_the_draws_prepare_made)
 ACCEL_MUTANT(StatefulInitialIteratorIgnored_GlobalDraws, StatefulInitialIteratorIgnored,
              stateful_loader_draws_its_first_iterator_at_prepare)
 ACCEL_MUTANT(AccumulateIgnoresEndOfDataloader_Training, AccumulateIgnoresEndOfDataloader,

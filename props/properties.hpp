@@ -50,6 +50,7 @@ void ddp_training_blocks_where_the_gradient_collectives_run_out();
 // 13. global_draws_props.cpp
 void draws_before_prepare_advance_the_passes_drawn_from_the_global_generator();
 void draws_before_prepare_leave_seeded_samplers_alone();
+void draws_read_back_from_the_sampler_seed_are_the_draws_prepare_made();
 void stateful_loader_draws_its_first_iterator_at_prepare();
 // 15. workers_props.cpp
 void worker_passes_are_the_round_robin_of_each_workers_shard();

@@ -43,6 +43,7 @@ ACCEL_PROP(Training, DdpBlocksWhereTheGradientCollectivesRunOut, ddp_training_bl
 ACCEL_PROP(GlobalDraws, AdvanceThePassesDrawnFromTheGlobalGenerator,
            draws_before_prepare_advance_the_passes_drawn_from_the_global_generator)
 ACCEL_PROP(GlobalDraws, LeaveSeededSamplersAlone, draws_before_prepare_leave_seeded_samplers_alone)
+ACCEL_PROP(GlobalDraws, ReadBackFromTheSamplerSeed, draws_read_back_from_the_sampler_seed_are_the_draws_prepare_made)
 ACCEL_PROP(Workers, PassesAreTheRoundRobinOfEachWorkersShard, worker_passes_are_the_round_robin_of_each_workers_shard)
 ACCEL_PROP(HfDatasets, ShardPathReadsEveryExampleOnce, hf_shard_path_reads_every_example_once)
 ACCEL_PROP(Trainer, SameShapeResumeIsExact, trainer_same_shape_resume_is_exact)

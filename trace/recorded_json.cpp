@@ -109,6 +109,14 @@ RecordedRun read_recorded_run(const std::string& dir) {
         if (ref.contains("accelerate_version") && ref["accelerate_version"].is_string())
           run.accelerate_version = ref["accelerate_version"].get<std::string>();
         if (ref.contains("torch") && ref["torch"].is_string()) run.torch_version = ref["torch"].get<std::string>();
+        if (const auto g = ref.find("sampler_generator_seed"); g != ref.end() && !g->is_null()) {
+          // prepare draws it as random_() of an int64: in [0, 2^63).
+          if (!g->is_number_integer() || (!g->is_number_unsigned() && g->get<std::int64_t>() < 0) ||
+              g->get<std::uint64_t>() >= (std::uint64_t{1} << 63))
+            bad(file, "reference.sampler_generator_seed",
+                "must be null or an integer in [0, 2^63), got " + excerpt(g->dump()));
+          run.sampler_generator_seed = g->get<std::uint64_t>();
+        }
       }
       first = false;
     } else if (world != run.num_processes) {

@@ -39,6 +39,10 @@ struct RecordedRun {
   std::vector<std::string> not_modelled;
   // torch.initial_seed() of rank 0 when it recorded (set_seed's value): what seeds a shuffle in the simulation.
   std::optional<Json> torch_initial_seed;
+  // The seed of the generator Accelerate synchronised for rank 0's shuffled sampler at its first pass
+  // (reference.sampler_generator_seed): prepare drew it from torch's global generator, so it tells how many words the
+  // script drew between set_seed and prepare (diff --recorded's hint).
+  std::optional<std::uint64_t> sampler_generator_seed;
   // The releases rank 0's process ran (reference.accelerate_version, reference.torch): what the simulation of the
   // recording reproduces, where the config does not name them itself.
   std::optional<std::string> accelerate_version;

@@ -14,7 +14,9 @@ end_of_dataloader and remainder are the loader's own.
 
 Each rank writes ``out_dir/rank-<r>.json`` (the `accelerator` family's trace restricted to one rank, family
 "recorded", docs/recording.md) at the end of every pass, and at exit for a pass that was broken off (complete false).
-A file already there (a resumed job) is appended to.
+A file already there is appended to when this process's first pass is a resume (it starts past step 0 or epoch 0, or
+resume=True), and replaced otherwise: running the same job twice gives one run's recording, not two runs' batches
+counted as duplicates.
 """
 
 from __future__ import annotations
@@ -55,6 +57,68 @@ def _world() -> int:
     except Exception:  # noqa: BLE001
         pass
     return 1
+
+
+def _asked_world() -> Tuple[Optional[int], str]:
+    """How many processes the launcher was asked for, where it tells, and by what: torchrun and accelerate launch's
+    multi-process launchers set WORLD_SIZE; `accelerate launch --cpu --num_processes N` starts one process and sets
+    nothing, so its command line (this process's parent) is read. (None, "") when nothing says."""
+    env = os.environ.get("WORLD_SIZE")
+    if env is not None and env.strip().isdigit():
+        return int(env), f"WORLD_SIZE={env.strip()}"
+    try:
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
+            argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return None, ""
+    launcher = ("launch" in argv and any("accelerate" in a for a in argv)) or any(
+        a.endswith(("accelerate.commands.launch", "accelerate/commands/launch.py")) for a in argv)
+    if not launcher:
+        return None, ""
+    for i, a in enumerate(argv):
+        for flag in ("--num_processes", "--num-processes"):
+            value = a[len(flag) + 1:] if a.startswith(flag + "=") else (
+                argv[i + 1] if a == flag and i + 1 < len(argv) else None)
+            if value is not None and value.isdigit():
+                cpu = " --cpu" if "--cpu" in argv else ""
+                return int(value), f"`accelerate launch{cpu} {flag} {value}`"
+    return None, ""
+
+
+def _warn_world(world: int) -> None:
+    asked, source = _asked_world()
+    if asked is None or asked == world:
+        return
+    if source.startswith("`accelerate launch --cpu"):
+        hint = (f" (`accelerate launch --cpu` starts a single process whatever --num_processes says; `python -m "
+                f"accel_sim.launch -n {asked} SCRIPT` starts {asked} in one gloo group)")
+    elif world == 1:
+        hint = " (no process group yet: create the Accelerator before calling record())"
+    else:
+        hint = ""
+    print(f"accel_sim.record: warning: the launch asked for {asked} processes ({source}) but this process is in a "
+          f"world of {world}: the recording holds {world} rank{'s' if world != 1 else ''}{hint}",
+          file=sys.stderr, flush=True)
+
+
+def _sampler_generator_seed(loader: Any) -> Optional[int]:
+    """The seed of the generator Accelerate synchronises for a shuffled sampler, before this pass synchronises it:
+    prepare seeded it with one draw from torch's global generator, so `accel-sim diff --recorded` can tell how many
+    words the script drew between set_seed and prepare (a model built there). None when there is none."""
+    gen = vars(loader).get("synchronized_generator") if hasattr(loader, "__dict__") else None
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(gen, torch.Generator):
+        return None
+    try:
+        return int(gen.initial_seed())
+    except Exception:  # noqa: BLE001 - a device generator that cannot tell: nothing to note
+        return None
+
+
+def _planner_stopped(exc: BaseException) -> bool:
+    """Whether `python -m accel_sim.plan` stopped the script at this pass's start (its _Stop, raised by the prepared
+    loader's __iter__): no pass ran, so nothing is recorded."""
+    return type(exc).__qualname__ == "_Stop" and type(exc).__module__ in ("__main__", "accel_sim.plan")
 
 
 def _mro_names(obj: Any) -> set:
@@ -275,19 +339,40 @@ class _Recorder:
         self.path = os.path.join(out_dir, f"rank-{rank}.json")
         self.name = name or os.path.basename(os.path.normpath(out_dir))
         self.doc: Optional[Dict[str, Any]] = None
+        self.previous: Optional[Dict[str, Any]] = None  # the file's recording, until this process's first pass decides
+        self.decided = False
+        self.replacing = False  # this run replaces an older one: stale files of ranks it lacks go at the first write
         self.open: List[Dict[str, Any]] = []
         self.passes = 0
         self.set_epoch_value: Optional[int] = None
-        os.makedirs(out_dir, exist_ok=True)
         if os.path.isfile(self.path):
             with open(self.path) as f:
                 doc = json.load(f)
             if doc.get("family") != "recorded" or len(doc.get("ranks", [])) != 1:
                 raise ValueError(f"accel_sim.record: {self.path} is not a recording of one rank (family 'recorded')")
-            self.doc = doc
+            self.previous = doc
         atexit.register(self._at_exit)
 
-    def ensure_doc(self, loader: Any, accelerator: Any) -> None:
+    def decide(self, epoch: int, start_step: int, resume: Optional[bool]) -> None:
+        """At this process's first pass: a resume (past step 0 or epoch 0, or resume=True) appends to the file's
+        recording; a new run (epoch 0 from step 0, or resume=False) replaces it."""
+        if self.decided:
+            return
+        self.decided = True
+        if self.previous is None:
+            self.replacing = True
+            return
+        appends = resume if resume is not None else (start_step > 0 or epoch > 0)
+        if appends:
+            self.doc = self.previous
+        else:
+            self.replacing = True
+            print(f"accel_sim.record: {self.path} held an earlier run; this run starts at epoch {epoch} step "
+                  f"{start_step}, so it replaces it (record(..., resume=True) appends instead)", file=sys.stderr,
+                  flush=True)
+        self.previous = None
+
+    def ensure_doc(self, loader: Any, accelerator: Any, first_pass: bool) -> None:
         if self.doc is not None:
             return
         config, not_modelled = _read_config(loader, accelerator)
@@ -297,9 +382,25 @@ class _Recorder:
             length: Optional[int] = len(loader)
         except TypeError:
             length = None
-        self.doc = {"case": self.name, "family": "recorded", "config": config, "reference": _reference(),
+        reference = _reference()
+        if first_pass:
+            seed = _sampler_generator_seed(loader)
+            if seed is not None:
+                reference["sampler_generator_seed"] = seed
+        _warn_world(int(config["num_processes"]) if isinstance(config["num_processes"], int) else _world())
+        self.doc = {"case": self.name, "family": "recorded", "config": config, "reference": reference,
                     "error": None, "ranks": [{"rank": self.rank, "loader_class": type(loader).__name__,
                                               "len": length, "epochs": []}]}
+
+    def discard(self, entry: Dict[str, Any]) -> None:
+        """Forgets a pass that never ran (the planner stopped it): nothing is written for it."""
+        if entry in self.open:
+            self.open.remove(entry)
+        assert self.doc is not None
+        epochs = self.doc["ranks"][0]["epochs"]
+        if entry in epochs:
+            epochs.remove(entry)
+        self.passes -= 1
 
     def begin(self, epoch: int, start_step: int) -> Dict[str, Any]:
         assert self.doc is not None
@@ -326,6 +427,15 @@ class _Recorder:
             for e in self.doc["ranks"][0]["epochs"]:
                 e["batches"] = [b if all(type(i) is int for i in b) else _as_ids(b) for b in e["batches"]]
             text = json.dumps(self.doc, separators=(",", ":"))
+        os.makedirs(self.out_dir, exist_ok=True)
+        if self.replacing and self.rank == 0:
+            # An older run with more ranks left files this run will never write: they are not this run's.
+            world = self.doc["config"].get("num_processes")
+            for entry in os.listdir(self.out_dir):
+                if entry.startswith("rank-") and entry.endswith(".json") and entry[5:-5].isdigit():
+                    if isinstance(world, int) and int(entry[5:-5]) >= world:
+                        os.remove(os.path.join(self.out_dir, entry))
+            self.replacing = False
         tmp = f"{self.path}.tmp.{os.getpid()}"
         with open(tmp, "w") as f:
             f.write(text)
@@ -348,10 +458,10 @@ class Recorded:
     end_of_dataloader, remainder, batch_size, ...) is the wrapped loader's."""
 
     def __init__(self, loader: Any, recorder: _Recorder, key: Optional[Callable[[Any], Any]], base: Any,
-                 start_step: Optional[int], accelerator: Any):
+                 start_step: Optional[int], accelerator: Any, resume: Optional[bool]):
         d = self.__dict__
         d["_loader"], d["_recorder"], d["_key"], d["_base"] = loader, recorder, key, base
-        d["_start_step"], d["_accelerator"] = start_step, accelerator
+        d["_start_step"], d["_accelerator"], d["_resume"] = start_step, accelerator, resume
 
     def __len__(self) -> int:
         return len(self._loader)
@@ -385,14 +495,18 @@ class Recorded:
 
     def __iter__(self) -> Any:
         loader, rec, key, base = self._loader, self._recorder, self._key, self._base
-        rec.ensure_doc(loader, self._accelerator)
         skipped = _skipped_batches(loader, base)
         start = skipped if skipped is not None else (self._start_step or 0)
-        entry = rec.begin(self._epoch(), start)
+        epoch = self._epoch()
+        first_pass = not rec.decided
+        rec.decide(epoch, start, self._resume)
+        rec.ensure_doc(loader, self._accelerator, first_pass and epoch == 0 and start == 0)
+        entry = rec.begin(epoch, start)
         return self._pass(loader, rec, key, base, entry)
 
     @staticmethod
-    def _pass(loader: Any, rec: _Recorder, key: Any, base: Any, entry: Dict[str, Any]) -> Any:
+    def _pass(loader: Any, rec: _Recorder, key: Any, base: Any, entry: Optional[Dict[str, Any]]) -> Any:
+        assert entry is not None
         batches, eods, rems = entry["batches"], entry["end_of_dataloader"], entry["remainder"]
         has_state = hasattr(type(loader), "end_of_dataloader") or "end_of_dataloader" in getattr(loader, "__dict__", {})
         sink: Optional[deque] = None if key is not None else deque()
@@ -402,6 +516,11 @@ class Recorded:
             try:
                 it = iter(loader)
                 batch = next(it, _END)
+            except BaseException as exc:
+                if _planner_stopped(exc):
+                    rec.discard(entry)  # no pass ran: the planner stopped the script here
+                    entry = None
+                raise
             finally:
                 if restore is not None:
                     restore()
@@ -429,11 +548,13 @@ class Recorded:
                 batch = next(it, _END)
             complete = True
         finally:
-            rec.end(entry, complete)
+            if entry is not None:
+                rec.end(entry, complete)
 
 
 def record(dataloader: Any, out_dir: "str | os.PathLike[str]", *, key: Optional[Callable[[Any], Any]] = None,
-           name: Optional[str] = None, start_step: Optional[int] = None, accelerator: Any = None) -> Recorded:
+           name: Optional[str] = None, start_step: Optional[int] = None, accelerator: Any = None,
+           resume: Optional[bool] = None) -> Recorded:
     """Wraps a (prepared) loader so that iterating it records, per pass, the ids of every batch this rank receives
     into ``out_dir/rank-<r>.json``; it yields exactly the loader's batches.
 
@@ -444,12 +565,16 @@ def record(dataloader: Any, out_dir: "str | os.PathLike[str]", *, key: Optional[
     skip_first_batches does). ``accelerator``: the Accelerator that prepared the loader, for its exact
     DataLoaderConfiguration (otherwise read from the loader, null where it does not tell).
     Call it on every rank; each pass is written at its end, and a pass broken off (break, exception) at the next
-    write or at exit, with complete false. A file already in out_dir (a resumed job) is appended to.
+    write or at exit, with complete false. A file already in out_dir is appended to when this process's first pass is
+    a resume (it starts past step 0, e.g. from skip_first_batches, or at an epoch past 0), and replaced when it is a
+    new run (epoch 0, step 0); ``resume=True`` / ``False`` decides it instead.
     """
     if key is not None and not callable(key):
         raise TypeError(f"accel_sim.record: key must be a callable batch -> list of ids, got {type(key).__name__}")
     if start_step is not None and (not isinstance(start_step, int) or isinstance(start_step, bool) or start_step < 0):
         raise ValueError(f"accel_sim.record: start_step must be an int >= 0, got {start_step!r}")
+    if resume is not None and not isinstance(resume, bool):
+        raise TypeError(f"accel_sim.record: resume must be True, False or None, got {resume!r}")
     if isinstance(dataloader, Recorded):
         raise TypeError("accel_sim.record: the loader is already recorded")
     base, why = _index_source(dataloader)
@@ -461,7 +586,7 @@ def record(dataloader: Any, out_dir: "str | os.PathLike[str]", *, key: Optional[
     rec = _RECORDERS.get((out, rank))
     if rec is None:
         rec = _RECORDERS[(out, rank)] = _Recorder(out, rank, name)
-    return Recorded(dataloader, rec, key, base, start_step, accelerator)
+    return Recorded(dataloader, rec, key, base, start_step, accelerator, resume)
 
 
 __all__ = ["record", "Recorded"]

@@ -115,5 +115,16 @@ exits "no-drops needs a length" 2 "no-drops: the recording has no dataset length
 exits "an unknown requirement" 2 "'exact-resume' is not judged on a recording" "$bin" check --recorded "$tmp/seq" --require exact-resume
 exits "--recorded needs --require" 2 "check --recorded: give --require LIST" "$bin" check --recorded "$tmp/seq"
 
+# Issue 50: reference.sampler_generator_seed is read as prepare draws it, and --rng-draws goes with --recorded only.
+cp -r "$tmp/seq" "$tmp/badseed"
+python3 - "$tmp/badseed/rank-0.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["reference"]["sampler_generator_seed"] = -3; json.dump(d, open(sys.argv[1], "w"))
+PY
+exits "a negative sampler generator seed" 2 "rank-0.json: reference.sampler_generator_seed: must be null or an integer in \[0, 2^63), got -3" \
+  "$bin" diff --recorded "$tmp/badseed"
+exits "--rng-draws without --recorded" 2 "diff: --rng-draws goes with --recorded DIR" "$bin" diff a b --rng-draws 3
+exits "--rng-draws past its bound" 2 "--rng-draws" "$bin" diff --recorded "$tmp/seq" --rng-draws -1
+
 echo "recorded: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,3 +12,7 @@ add_test(NAME recorder_smoke COMMAND ${_recorder_run} ${CMAKE_CURRENT_SOURCE_DIR
 add_test(NAME recorder_plan COMMAND ${_recorder_run} ${CMAKE_CURRENT_SOURCE_DIR}/recorder/plan_test.py)
 set_tests_properties(recorder_record_loaders recorder_record_resume recorder_smoke recorder_plan
                      PROPERTIES LABELS recorder SKIP_RETURN_CODE 77 TIMEOUT 180)
+# Issue 50: docs/recording.md's flow run verbatim on 2 local processes (python -m accel_sim.launch), a second run into
+# the same folder, plan leaving nothing, the world warning under `accelerate launch --cpu`, the launcher's exit codes.
+add_test(NAME recorder_recording_docs COMMAND ${_recorder_run} ${CMAKE_CURRENT_SOURCE_DIR}/recorder/recording_docs_test.py)
+set_tests_properties(recorder_recording_docs PROPERTIES LABELS "recorder;docs" SKIP_RETURN_CODE 77 TIMEOUT 300)
