@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 
 def _free_port() -> int:
@@ -56,8 +56,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--grace", type=float, default=5.0,
                    help="seconds the other ranks get after SIGTERM once one rank failed (default 5)")
     p.add_argument("-m", dest="module", default=None, help="run a module (python -m MODULE) instead of a script")
-    p.add_argument("args", nargs=argparse.REMAINDER, help="the script and its arguments (or the module's arguments)")
+    p.add_argument("args", nargs="*", help="the script and its arguments (or the module's arguments)")
     return p
+
+
+def _split(argv: List[str]) -> Tuple[List[str], List[str]]:
+    """(the launcher's own arguments, the command's): everything after the script, after `-m MODULE` or after `--`
+    belongs to the command, as for python itself."""
+    takes_value = {"-n", "--nproc", "--num-processes", "--master-port", "--grace"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return argv[:i], argv[i + 1:]
+        if a == "-m":
+            return argv[:i + 2], argv[i + 2:]
+        if a.startswith("-m") and len(a) > 2:  # -mMODULE
+            return argv[:i + 1], argv[i + 1:]
+        if not a.startswith("-"):
+            return argv[:i], argv[i:]
+        i += 2 if a in takes_value else 1
+    return argv, []
 
 
 def _command(module: Optional[str], args: Sequence[str]) -> List[str]:
@@ -113,8 +132,8 @@ def run(nproc: int, command: Sequence[str], *, port: Optional[int] = None, grace
 
 def main(argv: Optional[List[str]] = None) -> int:
     p = _parser()
-    a = p.parse_args(argv)
-    args = a.args[1:] if a.args and a.args[0] == "--" else a.args
+    own, args = _split(sys.argv[1:] if argv is None else list(argv))
+    a = p.parse_args(own)
     if not 1 <= a.nproc <= 256:
         p.error(f"-n/--nproc: must be an integer in [1, 256], got {a.nproc}")
     if a.master_port is not None and not 1 <= a.master_port <= 65535:

@@ -1,6 +1,6 @@
 """python -m accel_sim.smoke: the real multi-process smoke run, with your own torch and Accelerate.
 
-    accelerate launch --cpu --num_processes 2 -m accel_sim.smoke --dataset-len 1001 --shuffle --set-seed 42
+    python -m accel_sim.launch -n 2 -m accel_sim.smoke --dataset-len 1001 --shuffle --set-seed 42   # CPU gloo
     torchrun --nproc_per_node 4 -m accel_sim.smoke --dataset-len 100 --batch-size 8 --no-even-batches
     python -m accel_sim.smoke --dataset-len 10                      # one process
 
