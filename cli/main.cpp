@@ -20,22 +20,26 @@
 
 #include "analysis/eval_metrics.hpp"
 #include "analysis/findings.hpp"
-#include "analysis/requirements.hpp"
-#include "analysis/training_summary.hpp"
+#include "analysis/recorded_judgement.hpp"
 #include "analysis/release_upgrade.hpp"
+#include "analysis/requirements.hpp"
+#include "analysis/trainer_what_if.hpp"
+#include "analysis/training_summary.hpp"
 #include "analysis/what_if.hpp"
 #include "cli/cli_main.hpp"
 #include "cli/compare_reference.hpp"
+#include "cli/completion.hpp"
 #include "cli/eval_flags.hpp"
 #include "cli/help_topics.hpp"
 #include "cli/integer_flag.hpp"
 #include "cli/launcher.hpp"
 #include "cli/loader_flags.hpp"
+#include "cli/man_page.hpp"
 #include "cli/progress.hpp"  // after training_flags: the dist branch adds its cli headers above it
 #include "cli/rank_driver.hpp"
 #include "cli/resume_flags.hpp"
-#include "cli/trainer_flags.hpp"
 #include "cli/text_flag.hpp"
+#include "cli/trainer_flags.hpp"
 #include "cli/training_flags.hpp"
 #include "cli/version.hpp"
 #include "core/accelerate_release.hpp"
@@ -47,25 +51,23 @@
 #include "reports/html_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/resume_render.hpp"
-#include "reports/trainer_render.hpp"
 #include "reports/terminal_report.hpp"
+#include "reports/trainer_render.hpp"
 #include "reports/training_render.hpp"
 #include "reports/upgrade_render.hpp"
 #include "reports/warning_render.hpp"
 #include "sim/resume_simulator.hpp"
-#include "analysis/recorded_judgement.hpp"
-#include "analysis/trainer_what_if.hpp"
+#include "sim/simulator.hpp"
 #include "sim/trainer_eval_simulator.hpp"
 #include "sim/trainer_simulator.hpp"
-#include "sim/simulator.hpp"
 #include "sim/training_simulator.hpp"
 #include "trace/nearest_name.hpp"
-#include "trace/resume_json.hpp"
 #include "trace/recorded_json.hpp"
-#include "trace/trainer_eval_json.hpp"
-#include "trace/trainer_json.hpp"
+#include "trace/resume_json.hpp"
 #include "trace/trace_diff.hpp"
 #include "trace/trace_json.hpp"
+#include "trace/trainer_eval_json.hpp"
+#include "trace/trainer_json.hpp"
 
 namespace {
 
@@ -841,6 +843,9 @@ struct CommandLine {
   std::int64_t nproc = 0;
   CLI::App* help_cmd = nullptr;
   std::optional<std::string> help_topic;
+  bool help_man = false;
+  CLI::App* completion_cmd = nullptr;
+  std::string completion_shell;
   accel::cli::RankFlags launch_flags;
   LoaderFlags launch_loader;
 
@@ -907,6 +912,13 @@ struct CommandLine {
     if (wanted("launch")) add_launch_flags();
     help_cmd = app.add_subcommand("help", "help by topic: `accel-sim help` lists the topics, `accel-sim help resume`");
     help_cmd->add_option("TOPIC", help_topic, "a topic (a command, a family of options, requirements, findings, ...)");
+    help_cmd->add_flag("--man", help_man, "print the manual page accel-sim.1 (roff): accel-sim help --man | man -l -");
+    completion_cmd = app.add_subcommand(
+        "completion", "print the shell completion script: source <(accel-sim completion bash) (docs/reference.md)");
+    completion_cmd->add_option("SHELL", completion_shell, "the shell to complete in")
+        ->required()
+        ->check(CLI::IsMember(
+            std::vector<std::string>(accel::cli::kCompletionShells.begin(), accel::cli::kCompletionShells.end())));
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -1051,6 +1063,17 @@ int run_cli(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  if (*cl.completion_cmd || cl.help_man) {
+    if (cl.help_topic) {
+      std::cerr << "accel-sim: help --man: the manual page has every topic; give no TOPIC\n";
+      return kExitBadInput;
+    }
+    // Both describe every command, so they read a parser that was given every command's options.
+    const CommandLine every(Commands::All, 0, nullptr);
+    std::cout << (*cl.completion_cmd ? accel::cli::completion_script(every.app, cl.completion_shell)
+                                     : accel::cli::man_page(every.app));
+    return 0;
+  }
   if (*cl.help_cmd) return accel::cli::print_help_topic(app, cl.help_topic, std::cout, std::cerr);
   try {
     if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
