@@ -164,6 +164,20 @@ Timeline make_timeline(const Scenario& s, const EpochPlan* plan, const SampleOrd
     t.ids_note = "sample ids not kept: " + s.replay_reason + " (replayed one rank at a time)";
     return t;
   }
+  // Padding per shown cell, over every rank of the row: O(1) per rank and step.
+  for (const TimelineRow& row : t.rows) {
+    std::vector<std::int64_t> cells;
+    for (const auto& [begin, end] : t.step_ranges) {
+      for (std::int64_t j = begin; j < end; ++j) {
+        std::int64_t padded = 0;
+        for (std::int64_t r = row.first_rank; r <= row.last_rank; ++r) {
+          if (j < s.batches_per_rank[static_cast<std::size_t>(r)]) padded += plan->padded_in_batch(r, j);
+        }
+        cells.push_back(padded);
+      }
+    }
+    t.padded.push_back(std::move(cells));
+  }
   if (s.config.loader.batch_size > kMaxBatchForIds) {
     t.ids_note = "sample ids not kept for batches over " + std::to_string(kMaxBatchForIds) + " samples";
     return t;
@@ -352,7 +366,18 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
       }
     }
     finish_steps(s);
-    if (strip_bins > 0) s.timeline = make_timeline(s, &plan, &order);
+    if (strip_bins > 0) {
+      s.timeline = make_timeline(s, &plan, &order);
+      // A rank's padded batches end its pass (padding follows the order's last position): count them from the end.
+      for (std::int64_t r = 0; r < R; ++r) {
+        std::int64_t padded = 0;
+        for (std::int64_t j = s.batches_per_rank[static_cast<std::size_t>(r)] - 1;
+             j >= 0 && plan.padded_in_batch(r, j) > 0; --j) {
+          ++padded;
+        }
+        s.padded_batches_per_rank.push_back(padded);
+      }
+    }
   } catch (const AccelerateError& e) {
     s.rejected = std::string(python_name(e.type())) + ": " + e.message();
   }

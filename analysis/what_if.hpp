@@ -33,6 +33,10 @@ struct Timeline {
   std::vector<std::vector<std::vector<SampleId>>> ids;
   bool ids_kept = false;
   std::string ids_note;  // why ids were not kept (empty when kept)
+  // padded[row][k]: samples of the row's ranks' batches at the k-th shown step that are padding (even_batches'
+  // repeats of the epoch's first samples: the duplicated samples), summed over the row's ranks; empty when the
+  // scenario was replayed (not computed).
+  std::vector<std::vector<std::int64_t>> padded;
 };
 
 inline constexpr std::int64_t kTimelineEveryRank = 32;  // up to this many ranks: one row each
@@ -74,6 +78,9 @@ struct Scenario {
     SampleId id;
   };
   std::vector<Occurrence> duplicate_occurrences;
+  // With the timeline: per rank, how many of its (last) batches hold padding (even_batches' repeats of the epoch's
+  // first samples); empty when not computed (replayed scenarios).
+  std::vector<std::int64_t> padded_batches_per_rank;
 };
 
 // A HuggingFace datasets.IterableDataset: the path prepare_data_loader takes with it, and what each rank reads.

@@ -104,6 +104,20 @@ void EpochPlan::visit_batch_positions(std::int64_t rank, std::int64_t j, std::in
       layout(rank));
 }
 
+std::int64_t EpochPlan::padded_in_batch(std::int64_t rank, std::int64_t j) const {
+  if (dispatch_) {
+    const DispatchedBatch& d = dispatch_->batches.at(static_cast<std::size_t>(j + skipped_dispatches()));
+    const std::int64_t fetched = d.end - d.begin;  // elements past these are the appended padding
+    return std::max<std::int64_t>(0, d.slice_end(rank) - std::max(d.slice_begin(rank), fetched));
+  }
+  return std::visit(
+      [&](const auto& l) {
+        const PositionRange r = l.batch(j + skip_.value_or(0));
+        return std::max<std::int64_t>(0, r.end - std::max(r.begin, order_length_));
+      },
+      layout(rank));
+}
+
 std::int64_t EpochPlan::resume_position() const {
   const std::int64_t k = skip_.value_or(0);
   if (k == 0) return 0;

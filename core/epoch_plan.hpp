@@ -45,6 +45,9 @@ class EpochPlan {
   // samples is never materialised to read its first ids (O(1) memory, O(positions visited) time).
   void visit_batch_positions(std::int64_t rank, std::int64_t j, std::int64_t limit,
                              const std::function<bool(std::int64_t)>& visit) const;
+  // How many of rank r's j-th batch's samples are padding: even_batches' repeats of the epoch's first samples
+  // (positions past the order's end, before they are resolved). 0 for a batch of the order's own samples.
+  std::int64_t padded_in_batch(std::int64_t rank, std::int64_t j) const;
   // The order position this pass starts from: 0, or where skip_first_batches resumes (the samples
   // before it were seen before the checkpoint).
   std::int64_t resume_position() const;

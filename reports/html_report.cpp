@@ -62,11 +62,27 @@ std::string rect(double x, double y, double w, double h, const char* fill, const
   return os.str();
 }
 
-std::string text(double x, double y, const std::string& t, int size = 11, const char* anchor = "start") {
+std::string text(double x, double y, const std::string& t, int size = 11, const char* anchor = "start",
+                 const char* fill = nullptr, const std::string& title = "") {
   std::ostringstream os;
   os << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" font-size=\"" << size << "\" text-anchor=\"" << anchor
-     << "\">" << escape_markup(t) << "</text>";
+     << "\"";
+  if (fill) os << " fill=\"" << fill << "\" font-weight=\"bold\"";
+  os << ">" << escape_markup(t);
+  if (!title.empty()) os << "<title>" << escape_markup(title) << "</title>";
+  os << "</text>";
   return os.str();
+}
+
+// Whether any of ranks [first, last] is in `ranks` (ascending, as the analysis lists them).
+bool any_in(const std::vector<std::int64_t>& ranks, std::int64_t first, std::int64_t last) {
+  const auto it = std::lower_bound(ranks.begin(), ranks.end(), first);
+  return it != ranks.end() && *it <= last;
+}
+
+// Padding, in the words of a tooltip: the duplicated samples even_batches adds.
+std::string padding_words(std::int64_t samples) {
+  return analysis::counted(samples, "padded sample") + " (even_batches repeats the epoch's first samples: duplicated)";
 }
 
 // Steps per rank: one bar per rank (or per group of ranks at scale, the group's fewest steps drawn and its
@@ -109,6 +125,24 @@ std::string steps_chart(const analysis::Scenario& s) {
         " steps" + (fewest < s.max_steps ? " (" + std::to_string(s.max_steps - fewest) + " fewer than the most)" : "");
     os << rect(x, top + plot - h, w, h, kBatch, title);
     if (fewest < s.max_steps) os << rect(x, top + plot - h - missing, w, missing, kDone, title);
+    // The analysis's padded batches (they end a rank's pass), on top of the bar in the duplicated colour.
+    std::int64_t padded = 0;
+    for (std::int64_t r = lo; r <= hi && r < static_cast<std::int64_t>(s.padded_batches_per_rank.size()); ++r) {
+      padded = std::max(padded, s.padded_batches_per_rank[static_cast<std::size_t>(r)]);
+    }
+    if (padded > 0) {
+      const double p = std::min(h, std::max(3.0, plot * static_cast<double>(padded) / full));
+      os << rect(x, top + plot - h, w, p, kDuplicated,
+                 who + ": " +
+                     (padded == 1 ? "the last step holds" : "the last " + std::to_string(padded) + " steps hold") +
+                     " padding (even_batches repeats the epoch's first samples: duplicated)");
+    }
+    // Ranks that wait forever in a collective at step min_steps: a mark at that step.
+    if (any_in(s.waiting_ranks, lo, hi)) {
+      os << rect(x, std::max<double>(top, y_of(s.min_steps) - 3), w, 3, kHang,
+                 who + ": waits forever at step " + std::to_string(s.min_steps) +
+                     " in a collective the short ranks never join");
+    }
   }
   // The y axis: the most, the fewest (when it differs) and where the axis starts, each at its height.
   const auto tick = [&](std::int64_t steps, double y) {
@@ -313,7 +347,21 @@ std::string timeline_svg(const analysis::Scenario& s) {
     const std::string steps = row.min_steps == row.max_steps
                                   ? std::to_string(row.min_steps)
                                   : std::to_string(row.min_steps) + "-" + std::to_string(row.max_steps);
-    os << text(0, y + ch - 3, who + " (" + steps + ")", static_cast<int>(std::min(11.0, ch - 1)));
+    // Rows whose ranks wait in a collective (more steps than the short ranks) stand out by their label.
+    const bool waits = any_in(s.waiting_ranks, row.first_rank, row.last_rank);
+    const bool short_row = any_in(s.short_ranks, row.first_rank, row.last_rank);
+    os << text(0, y + ch - 3,
+               who + " (" + steps + ")" +
+                   (waits       ? " waits"
+                    : short_row ? " short"
+                                : ""),
+               static_cast<int>(std::min(11.0, ch - 1)), "start", waits ? kHang : nullptr,
+               waits ? who + " waits forever at step " + std::to_string(s.min_steps) +
+                           " in a collective the short ranks never join"
+               : short_row ? who + " has fewer steps than the others"
+                           : "");
+    const std::vector<std::int64_t>* padded_row =
+        static_cast<std::size_t>(i) < t.padded.size() ? &t.padded[static_cast<std::size_t>(i)] : nullptr;
     std::size_t shown_index = 0;
     for (const Column& c : columns) {
       if (c.elided) {
@@ -339,7 +387,11 @@ std::string timeline_svg(const analysis::Scenario& s) {
               "sample ids " + ids_text(ids, s.config.loader.batch_size > static_cast<std::int64_t>(ids.size()));
         }
       }
-      os << rect(c.x, y, std::max(1.0, c.w - (c.w > 4 ? 1 : 0)), ch - 1, colour_of(state), title);
+      const std::int64_t padded =
+          state == Cell::Batch && padded_row && shown_index < padded_row->size() ? (*padded_row)[shown_index] : 0;
+      if (padded > 0) title += "; " + padding_words(padded);
+      os << rect(c.x, y, std::max(1.0, c.w - (c.w > 4 ? 1 : 0)), ch - 1, padded > 0 ? kDuplicated : colour_of(state),
+                 title);
       ++shown_index;
     }
   }
@@ -563,12 +615,18 @@ std::string render_html(const analysis::WhatIfReport& r, const analysis::Finding
   }
   os << "</table>";
   if (!base.rejected && !base.iteration_error) {
-    os << "<h2>Per-step timeline (first pass)</h2><div class=\"legend\">" << swatch(kBatch, "a batch")
-       << swatch(kDone, "no batch (loader exhausted)") << swatch(kHang, "waits forever in a collective")
+    const bool padded = std::any_of(base.padded_batches_per_rank.begin(), base.padded_batches_per_rank.end(),
+                                    [](std::int64_t n) { return n > 0; });
+    os << "<h2>Per-step timeline (first pass)</h2><div class=\"legend\">" << swatch(kBatch, "a batch");
+    if (padded) os << swatch(kDuplicated, "a batch with padding (duplicated samples)");
+    os << swatch(kDone, "no batch (loader exhausted)") << swatch(kHang, "waits forever in a collective")
        << swatch(kBlocked, "batch never reached (blocked)") << "</div>" << timeline_svg(base);
     os << "<h2>Steps per rank (first pass)</h2><p class=\"meta\" id=\"steps-difference\">"
-       << escape_markup(steps_difference(base)) << "</p><div class=\"legend\">" << swatch(kBatch, "steps with a batch")
-       << swatch(kDone, "steps short of the most (no batch)") << "</div>" << steps_chart(base);
+       << escape_markup(steps_difference(base)) << "</p><div class=\"legend\">" << swatch(kBatch, "steps with a batch");
+    if (padded) os << swatch(kDuplicated, "steps with padding (duplicated samples)");
+    os << swatch(kDone, "steps short of the most (no batch)");
+    if (!base.waiting_ranks.empty()) os << swatch(kHang, "the step where these ranks wait forever");
+    os << "</div>" << steps_chart(base);
     os << "<h2>Coverage of the dataset (first pass)</h2><div class=\"legend\">" << swatch(kOnce, "seen once")
        << swatch(kDuplicated, "seen more than once") << swatch(kDropped, "never seen");
     if (base.coverage.counts.before_resume) os << swatch(kBeforeResume, "seen before the checkpoint");

@@ -65,10 +65,11 @@ if shot uneven --ranks 64 --dataset-len 1001 --no-even-batches; then
   expect uneven $dup zero; expect uneven $dropped zero; expect uneven $hang 500
 fi
 # A long job: 8 ranks x 391 steps, ranks 0-4 wait at step 390, the last step. The hang must be drawn, and drawn
-# at the right of the timeline where the last steps are (the left half holds only the legend swatch).
+# at the right of the timeline where the last steps are (the left half holds only the two legend swatches, the
+# waiting rows' labels and the steps chart's 3-pixel marks at step 390 over ranks 0-4: about 2100 pixels).
 if shot long --ranks 8 --dataset-len 50000 --batch-size 16 --shuffle --seed 3 --no-even-batches; then
   between long $hang 400 100000 0.5,0,1,1
-  between long $hang 0 $legend 0,0,0.5,1
+  between long $hang 0 $((2 * legend + 2400)) 0,0,0.5,1
   # Nothing is dropped or duplicated, so the strip is all "seen once".
   expect long $dropped zero; expect long $once 20000
 fi

@@ -271,6 +271,50 @@ TEST(HtmlReport, StepsChartShowsOneStepOfDifference) {
   EXPECT_NE(html.find("ranks 5-7: 390 steps, 1 fewer than the most (391)"), std::string::npos);
 }
 
+// Issue 50: a duplicated-samples job (4 ranks x 10 ids in batches of 4, even_batches pads ranks 2 and 3) is not
+// solid blue: the padded batches take the duplicated colour in both charts, with a legend; the analysis says which.
+TEST(HtmlReport, PaddedBatchesAreMarkedInTheTimelineAndTheStepsChart) {
+  analysis::WhatIfOptions options;
+  options.coverage_bins = kHtmlCoverageBins;
+  const auto r = analysis::what_if(map_case(4, 10, 4), options);
+  const auto& base = r.scenarios.front();
+  ASSERT_EQ(base.padded_batches_per_rank, (std::vector<std::int64_t>{0, 0, 1, 1}));
+  const std::string html = render_html(r, analysis::collect_findings(r, nullptr, nullptr, nullptr));
+  const std::string timeline = between(html, "<svg class=\"chart\" id=\"timeline\"", "</svg>");
+  const std::string dup = std::string("fill=\"") + html_colour::kDuplicated + "\"><title>";
+  const std::string batch = std::string("fill=\"") + html_colour::kBatch + "\"><title>";
+  EXPECT_NE(timeline.find(batch + "rank 0, step 0: a batch"), std::string::npos) << timeline;
+  EXPECT_NE(timeline.find(dup + "rank 2, step 0: a batch; sample ids 8, 9, 0, 1; 2 padded samples"), std::string::npos)
+      << timeline;
+  EXPECT_NE(timeline.find(dup + "rank 3, step 0: a batch; sample ids 2, 3, 4, 5; 4 padded samples"), std::string::npos)
+      << timeline;
+  const std::string steps = between(html, "<svg class=\"chart\" id=\"steps\"", "</svg>");
+  EXPECT_NE(steps.find(dup + "rank 2: the last step holds padding"), std::string::npos) << steps;
+  EXPECT_EQ(steps.find(dup + "rank 0:"), std::string::npos) << steps;
+  EXPECT_NE(html.find("a batch with padding (duplicated samples)"), std::string::npos);
+  EXPECT_NE(html.find("steps with padding (duplicated samples)"), std::string::npos);
+}
+
+// The ranks that wait in a collective are marked in both charts; a job without padding has no padding colour.
+TEST(HtmlReport, WaitingRanksAreMarkedAndNoPaddingWithoutIt) {
+  const auto r = uneven_report();
+  const std::string html = render_html(r, analysis::collect_findings(r, nullptr, nullptr, nullptr));
+  const std::string timeline = between(html, "<svg class=\"chart\" id=\"timeline\"", "</svg>");
+  EXPECT_NE(timeline.find(std::string("fill=\"") + html_colour::kHang +
+                          "\" font-weight=\"bold\">rank 0 (391) waits<title>"
+                          "rank 0 waits forever at step 390"),
+            std::string::npos)
+      << timeline;
+  EXPECT_NE(timeline.find(">rank 5 (390) short<title>rank 5 has fewer steps than the others"), std::string::npos);
+  const std::string steps = between(html, "<svg class=\"chart\" id=\"steps\"", "</svg>");
+  EXPECT_NE(steps.find(std::string("fill=\"") + html_colour::kHang + "\"><title>rank 0: waits forever at step 390"),
+            std::string::npos)
+      << steps;
+  EXPECT_EQ(steps.find("rank 5: waits"), std::string::npos);
+  EXPECT_EQ(html.find(std::string("fill=\"") + html_colour::kDuplicated + "\"><title>rank"), std::string::npos);
+  EXPECT_EQ(html.find("a batch with padding"), std::string::npos);
+}
+
 TEST(HtmlReport, PageIsNotCappedNarrowerThanItsTables) {
   const auto r = uneven_report();
   const std::string html = render_html(r, analysis::collect_findings(r, nullptr, nullptr, nullptr));
