@@ -139,14 +139,26 @@ CheckReport judge_recorded(const trace::RecordedRun& run, const std::vector<std:
           out.outcomes.push_back({"no-drops", pass, true, not_judged, true});
           continue;
         }
+        // The gaps between the distinct ids seen: cost in the recording's size, not the dataset's (issue 48).
+        std::vector<SampleId> seen_ids;
+        seen_ids.reserve(e.seen.size());
+        for (const auto& [id, _] : e.seen) {
+          if (id >= 0 && id < *run.dataset_len) seen_ids.push_back(id);
+        }
+        std::sort(seen_ids.begin(), seen_ids.end());
         IdRanges missing;
         std::int64_t count = 0;
-        for (SampleId id = 0; id < *run.dataset_len; ++id) {
-          if (!e.seen.count(id)) {
-            missing.add(id);
-            ++count;
-          }
+        SampleId next = 0;  // the first id not yet accounted for
+        const auto gap = [&](SampleId first, SampleId last) {
+          if (first > last) return;
+          missing.add_run(first, last);
+          count += last - first + 1;
+        };
+        for (SampleId id : seen_ids) {
+          gap(next, id - 1);
+          next = id + 1;
         }
+        gap(next, *run.dataset_len - 1);
         out.outcomes.push_back({"no-drops", pass, count == 0,
                                 count ? std::to_string(count) + " of " + std::to_string(*run.dataset_len) +
                                             " samples never seen, ids " + format_id_ranges(missing, count)

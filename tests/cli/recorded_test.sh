@@ -115,6 +115,12 @@ exits "no-drops needs a length" 2 "no-drops: the recording has no dataset length
 exits "an unknown requirement" 2 "'exact-resume' is not judged on a recording" "$bin" check --recorded "$tmp/seq" --require exact-resume
 exits "--recorded needs --require" 2 "check --recorded: give --require LIST" "$bin" check --recorded "$tmp/seq"
 
+# Issue 48: no-drops reads the gaps between the ids seen, so a dataset_len of 2^40 is judged from the 4 ids recorded
+# (a loop over every id would run for hours).
+write "$tmp/huge" 1 1099511627776 none 'lambda r: [{"epoch": 0, "batches": [[0, 1], [5, 3]]}]'
+exits "no-drops over 2^40 samples lists the gaps" 1 "1099511627772 of 1099511627776 samples never seen, ids 2, 4, 6-1099511627775" \
+  "$bin" check --recorded "$tmp/huge" --require no-drops
+
 # Issue 50: reference.sampler_generator_seed is read as prepare draws it, and --rng-draws goes with --recorded only.
 cp -r "$tmp/seq" "$tmp/badseed"
 python3 - "$tmp/badseed/rank-0.json" <<'PY'
