@@ -145,6 +145,24 @@ def main():
         with open(os.path.join(run1, "rank-0.json")) as f:
             check(json.load(f)["config"]["num_processes"] == 1, "... and records the one process it ran")
 
+        # resume=: True appends whatever the pass, False replaces even a resume; the default decides by the pass.
+        with open(os.path.join(work, "plain.py"), "w") as f:
+            f.write("import sys\nfrom torch.utils.data import DataLoader\nimport accel_sim\n"
+                    "resume = {'yes': True, 'no': False, 'auto': None}[sys.argv[1]]\n"
+                    "start = int(sys.argv[2])\n"
+                    "for b in accel_sim.record(DataLoader(range(6), batch_size=2), 'plain', resume=resume, "
+                    "start_step=start):\n    pass\n")
+
+        def segments():
+            with open(os.path.join(work, "plain", "rank-0.json")) as f:
+                return [(e["epoch"], e["segment"], e["start_step"]) for e in json.load(f)["ranks"][0]["epochs"]]
+
+        for args, want in (("auto 0", [(0, 0, 0)]), ("auto 0", [(0, 0, 0)]), ("yes 0", [(0, 0, 0), (0, 1, 0)]),
+                           ("auto 1", [(0, 0, 0), (0, 1, 0), (0, 2, 1)]), ("no 1", [(0, 0, 1)])):
+            code, out = sh(f"python plain.py {args}", work, env)
+            check(code == 0 and segments() == want, f"record resume={args}: passes {want}",
+                  "\n".join(out) + f"\n{segments() if code == 0 else ''}")
+
         # The launcher: a failing rank's code, the others stopped (rank 1 would wait for ever).
         with open(os.path.join(work, "fail.py"), "w") as f:
             f.write("import os, sys, time\nif os.environ['RANK'] == '0':\n    sys.exit(3)\ntime.sleep(600)\n")

@@ -16,3 +16,7 @@ set_tests_properties(recorder_record_loaders recorder_record_resume recorder_smo
 # the same folder, plan leaving nothing, the world warning under `accelerate launch --cpu`, the launcher's exit codes.
 add_test(NAME recorder_recording_docs COMMAND ${_recorder_run} ${CMAKE_CURRENT_SOURCE_DIR}/recorder/recording_docs_test.py)
 set_tests_properties(recorder_recording_docs PROPERTIES LABELS "recorder;docs" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Each of these starts gloo groups whose rendezvous port is picked free just before the ranks bind it: two groups
+# starting at once can pick the same port and join each other (a rank then aborts). One at a time.
+set_tests_properties(recorder_record_loaders recorder_record_resume recorder_smoke recorder_plan recorder_recording_docs
+                     PROPERTIES RESOURCE_LOCK gloo_rendezvous_port)
