@@ -123,7 +123,9 @@ constexpr std::array kTopics = {
           "accel_sim.what_if(...) takes the command line's options by Accelerate's names (accel_sim.OPTIONS lists\n"
           "them, accel_sim.flags(...) shows the equivalent flags), accel_sim.from_dataloader(dl, ...) reads a real\n"
           "DataLoader (and torch's global generator), accel_sim.trace(...) returns the simulated trace, and\n"
-          "accel_sim.testing.assert_loader_matches(dl) fails a test when the prepared loader differs.\n",
+          "accel_sim.testing.assert_loader_matches(dl) fails a test when the prepared loader differs (in pytest:\n"
+          "the accel_sim fixture). Your own job: accel_sim.record(loader, DIR) writes what each rank received, and\n"
+          "python -m accel_sim.launch -n 2 train.py starts 2 local ranks (docs/recording.md).\n",
           "docs/python.md"},
     Topic{"limits", "what accel-sim refuses and does not model", Shows::Text,
           "What accel-sim does not model it refuses (exit 2, naming what is missing), never approximates:\n"
