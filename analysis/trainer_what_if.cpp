@@ -7,7 +7,9 @@
 
 #include "analysis/eval_metrics.hpp"
 #include "analysis/findings.hpp"
+#include "core/epoch_plan.hpp"
 #include "core/error.hpp"
+#include "sim/simulator.hpp"
 #include "sim/trainer_simulator.hpp"
 #include "trace/trainer_json.hpp"
 
@@ -155,6 +157,62 @@ TrainerJobSummary summarize(const TrainerCase& c, const trace::TrainerTrace& t, 
   }
   return s;
 }
+
+}  // namespace
+
+// The first job without a resume, from the loaders' structure (issue 48): each rank's steps from its pass length
+// (trainer_run_counts), and the first epoch's coverage from the prepared loader's pass counts (the what-if's, which
+// draw no shuffle for them), where every rank trains its pass 0 whole. Only the replay knows the rest: an iterable
+// dataset, a resume, an error, a pass cut by max_steps or carried into the next one.
+std::optional<TrainerJobSummary> trainer_job_closed_form(const TrainerCase& c) {
+  if (c.resume || c.iterable) return std::nullopt;
+  try {
+    TrainerJobSummary s;
+    s.num_processes = c.job.prepare.num_processes;
+    s.per_device_batch_size = c.job.loader.batch_size;
+    s.gradient_accumulation_steps = c.loop.gradient_accumulation_steps;
+    PrepareOptions options = c.job.prepare;
+    options.process_seed = sim::process_seed(c.job, 0);
+    const EpochPlan plan(c.job.loader, options);
+    for (std::int64_t r = 0; r < s.num_processes; ++r) {
+      const auto len = plan.len(r);
+      const TrainerSchedule schedule = trainer_schedule(len.ok() ? len.value() : 0, c.loop);
+      const TrainerRunCounts counts = trainer_run_counts(schedule, plan.batches(r));
+      if (!counts.first_pass_whole) return std::nullopt;
+      if (r == 0) {
+        s.schedule = schedule;
+        s.optimizer_steps = counts.optimizer_steps;
+        s.last_global_step = counts.optimizer_steps;
+        s.unsynced_batches = counts.unsynced_batches;
+      } else {
+        s.lockstep = s.lockstep && counts.optimizer_steps == s.optimizer_steps;
+      }
+    }
+    s.short_last_step_batches = s.schedule.steps_in_epoch % s.gradient_accumulation_steps;
+    if (s.optimizer_steps == 0) {
+      // No rank stepped: nothing of the epoch was trained.
+      s.epoch_dropped = c.job.loader.dataset_len;
+      return s;
+    }
+    const Scenario pass = analyze_counts(c.job, "", "");
+    if (pass.rejected || pass.iteration_error) return std::nullopt;
+    s.epoch_duplicated = pass.coverage.counts.duplicated;
+    s.epoch_dropped = pass.coverage.counts.dropped;
+    return s;
+  } catch (const AccelerateError&) {
+    return std::nullopt;  // the replay records the error where Trainer raises it
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // a loader EpochPlan does not plan (workers over an iterable dataset)
+  }
+}
+
+TrainerJobSummary trainer_job_replayed(const TrainerCase& c) {
+  sim::TrainerStepEpochs epochs;
+  const trace::TrainerTrace t = sim::simulate_trainer(c, &epochs);
+  return summarize(c, t, epochs, false);
+}
+
+namespace {
 
 struct Simulated {
   trace::TrainerTrace trace;
@@ -436,9 +494,13 @@ TrainerReport trainer_what_if(const TrainerCase& c) {
   TrainerReport report;
   report.config = c;
   if (c.evaluation) report.evaluation = trainer_evaluation_report(*c.evaluation);
-  const Simulated s = simulated(c);
-  report.job = summarize(c, s.trace, s.epochs, false);
-  if (const auto* e = first_job_error(c, s.trace)) report.error = *e;
+  // Without a resume the summary is all the report needs of the job: in closed form where it holds, else replayed.
+  const auto closed = trainer_job_closed_form(c);
+  const Simulated s = closed ? Simulated{} : simulated(c);
+  report.job = closed ? *closed : summarize(c, s.trace, s.epochs, false);
+  if (!closed) {
+    if (const auto* e = first_job_error(c, s.trace)) report.error = *e;
+  }
   report.notes.push_back(
       "Trainer's learning-rate scheduler is not an AcceleratedScheduler: it steps once per optimizer step on every "
       "process whatever num_processes is, over num_training_steps = max_steps (" +

@@ -34,6 +34,7 @@ struct TrainerJobSummary {
   std::int64_t epoch_duplicated = 0;
   std::int64_t epoch_dropped = 0;
   std::int64_t unsynced_batches = 0;  // rank 0's micro-batches that never reach an optimizer step
+  friend bool operator==(const TrainerJobSummary&, const TrainerJobSummary&) = default;
 };
 
 struct TrainerResumeReport {
@@ -68,6 +69,11 @@ struct TrainerReport {
 ResumeOutcome compare_trainer_resume(const trace::TrainerCase& config);
 
 TrainerReport trainer_what_if(const trace::TrainerCase& config);
+
+// The first job's summary without replaying a sample (a job without a resume over a map-style dataset whose pass 0
+// every rank trains whole), or nullopt where only the replay knows; and the replay's, which it must equal.
+std::optional<TrainerJobSummary> trainer_job_closed_form(const trace::TrainerCase& config);
+TrainerJobSummary trainer_job_replayed(const trace::TrainerCase& config);
 
 // The gate over the same report: no-duplicates, no-drops, full-coverage (both), lockstep (the first job's epoch),
 // exact-resume (the resumed job), exact-metrics (every evaluate() call). Raises std::invalid_argument naming the requirements Trainer can be judged on.

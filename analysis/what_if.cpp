@@ -398,15 +398,10 @@ std::vector<BinStatus> coverage_strip(const trace::LoaderCase& c, std::int64_t b
   return analyze_with(c, "", "", cache, bins, nullptr).coverage_strip;
 }
 
-namespace {
-
-// The counts of a fix the warnings quote (no ids): a permutation's come without drawing it.
 Scenario analyze_counts(const trace::LoaderCase& c, std::string label, std::string flags) {
   OrderCache cache;
   return analyze_with(c, std::move(label), std::move(flags), cache, 0, nullptr, Need::Counts);
 }
-
-}  // namespace
 
 namespace {
 

@@ -173,6 +173,9 @@ struct WhatIfOptions {
 
 // Analyses one configuration (one epoch, the first pass).
 Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags);
+// The same, counts only (no ids): a shuffled permutation's counts come without drawing it (a fix quoted in a
+// warning, the Trainer's first epoch).
+Scenario analyze_counts(const trace::LoaderCase& config, std::string label, std::string flags);
 
 // The user's config and every alternative a user could flip, with warnings. Variants that share the
 // epoch order (all but a dispatch or rank-count change) draw the shuffle once.

@@ -68,6 +68,7 @@ enum class Mutation {
   EmptyTrainLoaderTrains,             // Trainer with an empty train loader and no max_steps trains 0 steps instead of
                                       // raising ValueError (transformers' `if len_dataloader:`)
   DrawsBeforePrepareOffByOne,         // diff --recorded's draw count is one word too many (the pair read from w[i+1])
+  TrainerCountsDropEpochEndSync,      // trainer_run_counts forgets the sync at an epoch's last micro-batch
   SkippedTotalBatchSizeRaisesIn116,   // 1.16.0's skipped DataLoaderShard still cannot read total_batch_size (1.15's
                                       // AttributeError), so its remainder stays -1 and the padding reaches the metric
 };

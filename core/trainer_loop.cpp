@@ -103,6 +103,27 @@ TrainerSchedule trainer_schedule(std::int64_t len_dataloader, const TrainerLoopO
   return s;
 }
 
+TrainerRunCounts trainer_run_counts(const TrainerSchedule& schedule, std::int64_t batches_per_pass) {
+  // run_trainer_loop syncs after micro-batch `step` of a pass when (step + 1) % GA == 0 or step + 1 == S (the
+  // epoch's last, by len(train_dataloader)), so every pass of L batches syncs at the same positions: k times, the
+  // last after position `last`; whatever follows it waits for the next pass's first sync.
+  const std::int64_t ga = schedule.gradient_accumulation_steps, S = schedule.steps_in_epoch, L = batches_per_pass;
+  const bool epoch_end_syncs = S >= 1 && S <= L && (S % ga != 0 || mutant(Mutation::TrainerCountsDropEpochEndSync));
+  const std::int64_t k = L / ga + (epoch_end_syncs ? 1 : 0);
+  const std::int64_t last = std::max(L / ga * ga - 1, epoch_end_syncs ? S - 1 : -1);
+  TrainerRunCounts c;
+  const std::int64_t possible = schedule.num_train_epochs * k;
+  if (k > 0 && possible >= schedule.max_steps) {
+    c.optimizer_steps = schedule.max_steps;  // the run stops right after its max_steps-th sync
+  } else {
+    c.optimizer_steps = possible;
+    // No sync at all: every micro-batch of every pass is left; else what follows the last pass's last sync.
+    c.unsynced_batches = k == 0 ? schedule.num_train_epochs * L : L - 1 - last;
+  }
+  c.first_pass_whole = L == 0 || (k > 0 && last == L - 1 && k <= schedule.max_steps);
+  return c;
+}
+
 std::string iterable_needs_max_steps_message(TransformersRelease release) {
   if (release == TransformersRelease::v4_57) {
     return "The train_dataset does not implement __len__, max_steps has to be specified. The number of steps needs to "

@@ -69,6 +69,7 @@ struct TrainerSchedule {
   std::int64_t max_steps = 0;                   // max_steps, or num_train_epochs * num_update_steps_per_epoch
   std::int64_t num_train_epochs = 0;            // epochs the loop iterates (ceil(max_steps / nups) with max_steps)
   std::int64_t gradient_accumulation_steps = 1;
+  friend bool operator==(const TrainerSchedule&, const TrainerSchedule&) = default;
 };
 
 // Raises AccelerateError(ValueError, "train") for len_dataloader 0 without max_steps, as Trainer does on every rank.
@@ -136,6 +137,19 @@ struct TrainerStep {
   std::int64_t global_step = 0;  // after this step
   std::vector<MicroBatchRef> micro_batches;
 };
+
+// A fresh run's counts without listing its steps (issue 48: a 10^7-sample fine-tune is 10^5 steps per rank, and
+// max_steps may cycle a small loader 10^6 times), when every pass of the rank yields `batches_per_pass`
+// micro-batches, as a map-style loader's passes do: what run_trainer_loop(schedule, nullopt, ...) gives.
+struct TrainerRunCounts {
+  std::int64_t optimizer_steps = 0;   // == last_global_step for a fresh run
+  std::int64_t unsynced_batches = 0;  // micro-batches after the run's last optimizer step
+  // Pass 0 is trained whole within its own steps: its last micro-batch ends one of them, before max_steps stops
+  // the run, so no micro-batch of it is carried into pass 1's first step (or the pass is empty).
+  bool first_pass_whole = false;
+  friend bool operator==(const TrainerRunCounts&, const TrainerRunCounts&) = default;
+};
+TrainerRunCounts trainer_run_counts(const TrainerSchedule& schedule, std::int64_t batches_per_pass);
 
 // The loop's optimizer steps on one rank, and the micro-batches that never reached one.
 struct TrainerRun {

@@ -60,6 +60,8 @@ void hf_shard_path_reads_every_example_once();
 void trainer_same_shape_resume_is_exact();
 void trainer_epochs_have_nups_steps_with_a_short_last_one();
 void trainer_iterable_steps_carry_across_passes();
+void trainer_run_counts_are_the_loops();
+void trainer_closed_form_is_the_replay();
 // 19. trainer_eval_props.cpp
 void trainer_eval_predictions_cover_every_sample_once();
 void trainer_eval_loss_weights_padded_batches();

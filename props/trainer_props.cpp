@@ -14,6 +14,11 @@
 //      every rank's optimizer steps, in order, are the rank's passes back to back (nothing lost or reordered at a
 //      pass's end), and every step accumulates GA micro-batches except a pass's first, which also carries the
 //      previous pass's last L % GA (golden/trainer-iterable.md, section 3; recorded in the -iter- cases).
+// 18d. The loop's counts in closed form (trainer_run_counts, issue 48) are run_trainer_loop's for any schedule and
+//      pass length (a pass may be shorter or longer than len(train_dataloader)): optimizer steps, the micro-batches
+//      left unsynced, and whether pass 0 is trained whole within its own steps.
+// 18e. The Trainer what-if's first job in closed form (trainer_job_closed_form), wherever it answers, is the
+//      replay's summary: steps, lock-step, the first epoch's duplicated and dropped samples.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -158,6 +163,44 @@ void trainer_epochs_have_nups_steps_with_a_short_last_one() {
       RC_ASSERT(steps == 0);
     }
   }
+}
+
+void trainer_run_counts_are_the_loops() {
+  TrainerLoopOptions o;
+  o.gradient_accumulation_steps = *int_in(1, 5);
+  o.num_train_epochs = *int_in(1, 4);
+  o.max_steps = *rc::gen::arbitrary<bool>() ? -1 : *int_in(1, 60);
+  const std::int64_t len = *int_in(0, 40);
+  const std::int64_t pass = *rc::gen::weightedElement<bool>({{3, true}, {1, false}}) ? len : *int_in(0, 45);
+  RC_LOG() << "len " << len << " pass " << pass << " ga " << o.gradient_accumulation_steps << " epochs "
+           << o.num_train_epochs << " max_steps " << o.max_steps << "\n";
+  TrainerSchedule schedule;
+  try {
+    schedule = trainer_schedule(len, o);
+  } catch (const AccelerateError&) {
+    RC_SUCCEED("an empty loader without max_steps raises before the loop");
+  }
+  const TrainerRun run = run_trainer_loop(schedule, std::nullopt, [&](std::int64_t, std::int64_t) { return pass; });
+  TrainerRunCounts want;
+  want.optimizer_steps = static_cast<std::int64_t>(run.steps.size());
+  want.unsynced_batches = static_cast<std::int64_t>(run.unsynced.size());
+  std::int64_t pass0_in_own_steps = 0;
+  for (const auto& step : run.steps) {
+    if (step.micro_batches.back().epoch != 0) continue;
+    pass0_in_own_steps += static_cast<std::int64_t>(step.micro_batches.size());
+  }
+  want.first_pass_whole = pass0_in_own_steps == pass;
+  if (!run.steps.empty()) RC_ASSERT(run.steps.back().global_step == want.optimizer_steps);
+  RC_TAG(want.first_pass_whole ? "pass 0 whole" : "pass 0 cut or carried");
+  RC_ASSERT(trainer_run_counts(schedule, pass) == want);
+}
+
+void trainer_closed_form_is_the_replay() {
+  const TrainerDraw d = draw_trainer();
+  RC_LOG() << d.config.dump() << "\n";
+  const auto closed = analysis::trainer_job_closed_form(d.parsed);
+  RC_TAG(closed ? "closed form" : "replayed only");
+  if (closed) RC_ASSERT(*closed == analysis::trainer_job_replayed(d.parsed));
 }
 
 void trainer_iterable_steps_carry_across_passes() {
