@@ -342,6 +342,7 @@ class _Recorder:
         self.previous: Optional[Dict[str, Any]] = None  # the file's recording, until this process's first pass decides
         self.decided = False
         self.replacing = False  # this run replaces an older one: stale files of ranks it lacks go at the first write
+        self.replace_note = ""
         self.open: List[Dict[str, Any]] = []
         self.passes = 0
         self.set_epoch_value: Optional[int] = None
@@ -367,9 +368,9 @@ class _Recorder:
             self.doc = self.previous
         else:
             self.replacing = True
-            print(f"accel_sim.record: {self.path} held an earlier run; this run starts at epoch {epoch} step "
-                  f"{start_step}, so it replaces it (record(..., resume=True) appends instead)", file=sys.stderr,
-                  flush=True)
+            # Said at the first write: a run stopped before its first pass (accel_sim.plan) replaces nothing.
+            self.replace_note = (f"accel_sim.record: {self.path} held an earlier run; this run starts at epoch {epoch} "
+                                 f"step {start_step}, so it replaces it (record(..., resume=True) appends instead)")
         self.previous = None
 
     def ensure_doc(self, loader: Any, accelerator: Any, first_pass: bool) -> None:
@@ -428,6 +429,9 @@ class _Recorder:
                 e["batches"] = [b if all(type(i) is int for i in b) else _as_ids(b) for b in e["batches"]]
             text = json.dumps(self.doc, separators=(",", ":"))
         os.makedirs(self.out_dir, exist_ok=True)
+        if self.replace_note:
+            print(self.replace_note, file=sys.stderr, flush=True)
+            self.replace_note = ""
         if self.replacing and self.rank == 0:
             # An older run with more ranks left files this run will never write: they are not this run's.
             world = self.doc["config"].get("num_processes")
