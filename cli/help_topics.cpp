@@ -85,9 +85,11 @@ constexpr std::string_view kExitCodes =
     "  0   ok: every requirement holds, traces identical, the what-if ran\n"
     "  1   a requirement failed (check), traces differ (diff, compare, run, launch)\n"
     "  2   bad input (a flag, a config file, a trace) or a configuration Accelerate rejects\n"
-    "  3   run/launch: a rank died at --die-at-step, as asked\n"
+    "  3   diff --recorded, check --golden: not compared (something accel-sim does not model, named);\n"
+    "      run/launch: a rank died at --die-at-step, as asked\n"
     "  4   run/launch: the job failed\n"
     "  5   run/launch: ranks hung in a collective, as the simulator predicted\n"
+    "  6   launch --parallelism: the ranks of a tp / cp group received different batches\n"
     "  70  internal error\n";
 
 constexpr std::array kTopics = {
