@@ -175,56 +175,57 @@ def check_console(root, accel_sim, failures):
     return count
 
 
-def check_python(root, accel_sim, python, pythonpath, failures):
-    count = 0
+def python_blocks(root, accel_sim, pythonpath, mark, failures):
+    """(scratch folder, environment, where, body) of every ```python block marked `mark`, run in one scratch folder
+    (removed afterwards) with PYTHONPATH set when given."""
     work, env = scratch(root, accel_sim)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     try:
-        for where, body in marked_blocks(root, MARK_PYTHON, "python", failures):
-            count += 1
-            expected = [line.split("# prints: ", 1)[1] for line in body if "# prints: " in line]
-            script = os.path.join(work, "example.py")
-            with open(script, "w", encoding="utf-8") as f:
-                f.write("\n".join(body) + "\n")
-            run = subprocess.run([python, script], cwd=work, env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, timeout=300)
-            actual = run.stdout.rstrip("\n").split("\n") if run.stdout else []
-            ok = len(expected) == len(actual) and all(text_match(e, a) for e, a in zip(expected, actual))
-            if run.returncode != 0:
-                report(failures, where, [], run.stderr.splitlines()[-5:], f"the script exits {run.returncode}")
-            elif not ok:
-                report(failures, where, expected, actual, "the script prints something else")
-            else:
-                print(f"ok   {where}: python block ({len(expected)} printed lines)")
+        for where, body in marked_blocks(root, mark, "python", failures):
+            yield work, env, where, body
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def check_python(root, accel_sim, python, pythonpath, failures):
+    count = 0
+    for work, env, where, body in python_blocks(root, accel_sim, pythonpath, MARK_PYTHON, failures):
+        count += 1
+        expected = [line.split("# prints: ", 1)[1] for line in body if "# prints: " in line]
+        script = os.path.join(work, "example.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write("\n".join(body) + "\n")
+        run = subprocess.run([python, script], cwd=work, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, timeout=300)
+        actual = run.stdout.rstrip("\n").split("\n") if run.stdout else []
+        ok = len(expected) == len(actual) and all(text_match(e, a) for e, a in zip(expected, actual))
+        if run.returncode != 0:
+            report(failures, where, [], run.stderr.splitlines()[-5:], f"the script exits {run.returncode}")
+        elif not ok:
+            report(failures, where, expected, actual, "the script prints something else")
+        else:
+            print(f"ok   {where}: python block ({len(expected)} printed lines)")
     return count
 
 
 def check_pytest(root, accel_sim, python, pythonpath, failures):
     count = 0
-    work, env = scratch(root, accel_sim)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    try:
-        for where, body in marked_blocks(root, MARK_PYTEST, "python", failures):
-            count += 1
-            tests = sum(1 for line in body if re.match(r"^def test_\w+\(", line))
-            with open(os.path.join(work, "test_example.py"), "w", encoding="utf-8") as f:
-                f.write("\n".join(body) + "\n")
-            run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--strict-markers",
-                                  "test_example.py"], cwd=work, env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True, timeout=300)
-            lines = run.stdout.rstrip("\n").split("\n")
-            summary = lines[-1] if lines else ""
-            if run.returncode != 0 or not re.match(rf"^=*\s*{tests} passed( |,|$)", summary) or tests == 0:
-                report(failures, where, [f"{tests} passed"], lines[-40:],
-                       f"pytest exits {run.returncode}, documented 0 with {tests} passed")
-            else:
-                print(f"ok   {where}: pytest block ({summary.strip('= ')})")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    for work, env, where, body in python_blocks(root, accel_sim, pythonpath, MARK_PYTEST, failures):
+        count += 1
+        tests = sum(1 for line in body if re.match(r"^def test_\w+\(", line))
+        with open(os.path.join(work, "test_example.py"), "w", encoding="utf-8") as f:
+            f.write("\n".join(body) + "\n")
+        run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--strict-markers",
+                              "test_example.py"], cwd=work, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=300)
+        lines = run.stdout.rstrip("\n").split("\n")
+        summary = lines[-1] if lines else ""
+        if run.returncode != 0 or not re.match(rf"^=*\s*{tests} passed( |,|$)", summary) or tests == 0:
+            report(failures, where, [f"{tests} passed"], lines[-40:],
+                   f"pytest exits {run.returncode}, documented 0 with {tests} passed")
+        else:
+            print(f"ok   {where}: pytest block ({summary.strip('= ')})")
     return count
 
 
