@@ -14,6 +14,7 @@
 #include "core/accelerate_release.hpp"
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
+#include "core/worker_epoch_plan.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/rank_ranges.hpp"
 #include "sim/simulator.hpp"
@@ -286,6 +287,59 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
 // quoted in a warning), which a permutation's runs give without drawing it.
 enum class Need { Ids, Counts };
 
+// DataLoader workers over an iterable dataset, from the workers' streams (core/worker_epoch_plan.hpp) instead of a
+// replay: the counts from the runs alone; the ids shown counted from the same runs, one byte per sample, so they are
+// listed in id order as a replay lists them. False where the plan does not apply: the caller replays.
+// Past this many position runs a strided split's ids are counted one by one instead.
+constexpr std::size_t kMaxWorkerRuns = std::size_t{1} << 20;
+
+bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache, std::int64_t strip_bins,
+                     const Progress& progress, Need need) {
+  PrepareOptions options = c.prepare;
+  options.process_seed = sim::process_seed(c, 0);
+  if (!s.ranks_share_order || first_pass_skip(c) || !WorkerEpochPlan::applies(c.loader, options)) return false;
+  const WorkerEpochPlan plan(c.loader, options);
+  if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
+  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) {
+    s.batches_per_rank.push_back(plan.batches(r));
+    const auto len = plan.len(r);
+    s.len_per_rank.push_back(len.ok() ? len.value() : -1);
+  }
+  const std::int64_t n = c.loader.dataset_len;
+  if (need == Need::Counts && strip_bins == 0) {
+    s.coverage.counts = permutation_coverage_counts(plan.layout_runs(), n, n);
+  } else if (const auto runs = c.loader.dataset_generator_seed ? std::nullopt : plan.position_runs(kMaxWorkerRuns)) {
+    // A sequential order: ids are positions, and position runs give them in id order, as a replay lists them.
+    const SampleOrder order = SampleOrder::sequential(n);
+    s.coverage = measure_coverage(*runs, order, n, true, kShownIds);
+    if (strip_bins > 0) {
+      s.coverage_strip = coverage_bins(*runs, order, n, true, strip_bins);
+      s.coverage_fractions = coverage_fractions(*runs, order, n, true, strip_bins);
+    }
+  } else {
+    const SampleOrder order = cache.get(c.loader, options, false, progress);
+    MultiplicityCounter counter(n);
+    std::int64_t yielded = 0;
+    for (const WorkerRun& run : plan.runs()) {
+      const WorkerStream& stream = plan.streams()[static_cast<std::size_t>(run.worker)];
+      order.visit([&](const auto& ids) {
+        for (std::int64_t i = run.begin, p = stream.position(run.begin); i < run.end; ++i, p += stream.stride)
+          counter.add(static_cast<SampleId>(ids[p]), run.times);
+      });
+      yielded += (run.end - run.begin) * run.times;
+    }
+    s.coverage = counter.finish(kShownIds);
+    s.coverage.counts.yielded = yielded;
+    if (strip_bins > 0) {
+      s.coverage_strip = coverage_bins(counter, strip_bins);
+      s.coverage_fractions = coverage_fractions(counter, strip_bins);
+    }
+  }
+  finish_steps(s);
+  if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // as a replay's: no ids per step
+  return true;
+}
+
 Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string flags, OrderCache& cache,
                       std::int64_t strip_bins, const Progress& progress, Need need = Need::Ids) {
   Scenario s;
@@ -295,13 +349,17 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
   s.dispatches = resolve_dispatch_batches(c.loader, c.prepare);
   s.loader_class = s.dispatches ? "DataLoaderDispatcher" : "DataLoaderShard";
   s.ranks_share_order = !sim::ranks_shuffle_differently(c);
-  if (!s.ranks_share_order) {
-    s.replay_reason = "the ranks shuffle differently";
-  } else if (own_streams(c.loader)) {
-    s.replay_reason = own_streams_reason(c.loader);
-  }
   try {
     sim::check_release_keywords(c);
+    if (s.ranks_share_order && workers_interleave(c.loader) &&
+        analyze_workers(c, s, cache, strip_bins, progress, need)) {
+      return s;
+    }
+    if (!s.ranks_share_order) {
+      s.replay_reason = "the ranks shuffle differently";
+    } else if (own_streams(c.loader)) {
+      s.replay_reason = own_streams_reason(c.loader);
+    }
     if (!s.replay_reason.empty()) {
       analyze_by_replay(c, s, strip_bins, progress);
       return s;

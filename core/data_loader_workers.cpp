@@ -78,6 +78,13 @@ std::int64_t WorkerRoundRobin::taken_from(std::int64_t worker, std::int64_t j) c
   return std::min(count, next.index + (worker < next.worker ? 1 : 0));
 }
 
+std::int64_t WorkerRoundRobin::yield_index(std::int64_t worker, std::int64_t index) const noexcept {
+  // Round `index` takes this batch after those of the lower workers that are still running.
+  std::int64_t before = yielded_before_round(index);
+  for (std::int64_t w = 0; w < worker; ++w) before += counts_[static_cast<std::size_t>(w)] > index ? 1 : 0;
+  return before;
+}
+
 namespace {
 
 std::vector<std::int64_t> counts_of(const std::vector<IterableDatasetShard>& shards) {

@@ -65,6 +65,8 @@ class WorkerRoundRobin {
   WorkerBatch at(std::int64_t j) const noexcept;
   // How many of the first `j` yielded batches worker w produced.
   std::int64_t taken_from(std::int64_t worker, std::int64_t j) const noexcept;
+  // Where worker w's batch `index` (< counts[w]) is yielded: O(log W + W).
+  std::int64_t yield_index(std::int64_t worker, std::int64_t index) const noexcept;
 
  private:
   std::int64_t yielded_before_round(std::int64_t k) const noexcept;

@@ -13,38 +13,71 @@ std::int64_t DispatchedBatch::slice_end(std::int64_t rank) const noexcept {
 }
 
 DispatchPlan plan_dispatch(const DispatchPlanOptions& o) {
-  DispatchPlan plan;
   const std::int64_t b = o.batch_size;
-  const std::int64_t R = o.num_processes;
   const std::int64_t total = o.drop_last ? o.samples / b : (o.samples + b - 1) / b;
-  const std::int64_t first = std::min(o.skip_underlying, total);
   // Underlying batch k covers [k*b, min((k+1)*b, samples)).
-  auto batch_end = [&](std::int64_t k) { return std::min((k + 1) * b, o.samples); };
+  return plan_dispatch(o, total, [&](std::int64_t k) { return std::min(k * b, o.samples); });
+}
+
+std::int64_t for_each_dispatched(const DispatchPlanOptions& o, std::int64_t total,
+                                 const std::function<std::int64_t(std::int64_t)>& offset,
+                                 const std::function<void(const DispatchedBatch&)>& visit) {
+  const std::int64_t R = o.num_processes;
+  const std::int64_t first = std::min(o.skip_underlying, total);
   const std::int64_t group = o.split_batches ? 1 : R;
-  for (std::int64_t k = first; k < total; k += group) {
-    const std::int64_t last_k = std::min(k + group, total) - 1;
-    if (last_k - k + 1 < group && o.drop_last) break;  // a short group is dropped with drop_last
+  // A group of underlying batches is dispatched unless it is short under drop_last.
+  const auto dispatched = [&](std::int64_t k) { return k < total && !(o.drop_last && total - k < group); };
+  if (!dispatched(first)) return 0;
+  const std::int64_t head_begin = offset(first), head_end = offset(std::min(first + group, total));
+  std::int64_t count = 0;
+  for (std::int64_t k = first; dispatched(k); k += group) {
     DispatchedBatch d;
-    d.begin = k * b;
-    d.end = batch_end(last_k);
-    plan.batches.push_back(d);
+    d.begin = offset(k);
+    d.end = offset(std::min(k + group, total));
+    d.per_rank = (d.end - d.begin) / R;
+    d.last = !dispatched(k + group);
+    if (d.last && !o.drop_last && (d.end - d.begin) % R != 0) {
+      // Completed with the first num_processes samples of the epoch's first dispatched batch.
+      d.pad_begin = head_begin;
+      d.pad = std::min(R, head_end - head_begin);
+      d.per_rank += 1;
+    }
+    visit(d);
+    ++count;
   }
-  if (plan.batches.empty()) {
-    plan.fails = true;
-    return plan;
-  }
-  for (auto& d : plan.batches) d.per_rank = (d.end - d.begin) / R;
-  DispatchedBatch& tail = plan.batches.back();
-  tail.last = true;
-  const std::int64_t observed = tail.end - tail.begin;
-  if (!o.drop_last && observed % R != 0) {
-    // Completed with the first num_processes samples of the epoch's first dispatched batch.
-    const DispatchedBatch& head = plan.batches.front();
-    tail.pad_begin = head.begin;
-    tail.pad = std::min(R, head.end - head.begin);
-    tail.per_rank += 1;
-  }
+  return count;
+}
+
+DispatchPlan plan_dispatch(const DispatchPlanOptions& o, std::int64_t total,
+                           const std::function<std::int64_t(std::int64_t)>& offset) {
+  DispatchPlan plan;
+  for_each_dispatched(o, total, offset, [&plan](const DispatchedBatch& d) { plan.batches.push_back(d); });
+  plan.fails = plan.batches.empty();
   return plan;
+}
+
+void add_dispatched_runs(std::vector<PositionRun>& out, const DispatchedBatch& d, std::int64_t R) {
+  // Consecutive dispatched batches usually cover adjacent positions: one run for all of them keeps the
+  // coverage sweep O(1) instead of O(batches).
+  const auto add = [&out](std::int64_t begin, std::int64_t end) {
+    if (!out.empty() && out.back().end == begin && out.back().times == 1) {
+      out.back().end = end;
+    } else {
+      out.push_back({begin, end, 1});
+    }
+  };
+  const std::int64_t covered = std::min(R * d.per_rank, d.size());
+  const std::int64_t fetched = d.end - d.begin;
+  if (covered > 0) add(d.begin, d.begin + std::min(covered, fetched));
+  if (covered > fetched) add(d.pad_begin, d.pad_begin + covered - fetched);
+}
+
+std::vector<PositionRun> dispatched_runs(const DispatchPlan& plan, std::int64_t R, std::int64_t first) {
+  std::vector<PositionRun> out;
+  if (plan.fails) return out;
+  for (std::size_t k = static_cast<std::size_t>(first); k < plan.batches.size(); ++k)
+    add_dispatched_runs(out, plan.batches[k], R);
+  return out;
 }
 
 Batch rank_slice(const DispatchedBatch& batch, std::int64_t rank, const SampleOrder& order) {

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "batch.hpp"
+#include "coverage.hpp"
 #include "sample_order.hpp"
 
 namespace accel {
@@ -50,6 +52,22 @@ struct DispatchPlan {
 };
 
 DispatchPlan plan_dispatch(const DispatchPlanOptions& options);
+
+// The same over underlying batches of any sizes laid end to end: underlying batch k covers positions
+// [offset(k), offset(k + 1)), k < underlying (rank 0's workers yield short batches mid-pass; the dispatcher
+// slices each fetched batch by its observed size all the same). options.samples and batch_size are unused.
+DispatchPlan plan_dispatch(const DispatchPlanOptions& options, std::int64_t underlying,
+                           const std::function<std::int64_t(std::int64_t)>& offset);
+
+// The same one batch at a time, none kept: visit(d) for each in dispatch order; returns how many.
+std::int64_t for_each_dispatched(const DispatchPlanOptions& options, std::int64_t underlying,
+                                 const std::function<std::int64_t(std::int64_t)>& offset,
+                                 const std::function<void(const DispatchedBatch&)>& visit);
+
+// Positions the job yields from dispatched batches [first, end), with multiplicity: each rank's slice.
+std::vector<PositionRun> dispatched_runs(const DispatchPlan& plan, std::int64_t num_processes, std::int64_t first);
+// Appends one dispatched batch's (merged into the last run where adjacent).
+void add_dispatched_runs(std::vector<PositionRun>& runs, const DispatchedBatch& batch, std::int64_t num_processes);
 
 Batch rank_slice(const DispatchedBatch& batch, std::int64_t rank, const SampleOrder& order);
 

@@ -136,27 +136,7 @@ std::int64_t EpochPlan::resume_position() const {
 std::vector<PositionRun> EpochPlan::runs() const {
   std::vector<PositionRun> out;
   if (snapshot_raises_) return out;
-  if (dispatch_) {
-    if (dispatch_->fails) return out;
-    const auto& all = dispatch_->batches;
-    // Consecutive dispatched batches usually cover adjacent positions: one run for all of them keeps the
-    // coverage sweep O(1) instead of O(batches).
-    const auto add = [&out](std::int64_t begin, std::int64_t end) {
-      if (!out.empty() && out.back().end == begin && out.back().times == 1) {
-        out.back().end = end;
-      } else {
-        out.push_back({begin, end, 1});
-      }
-    };
-    for (std::size_t k = static_cast<std::size_t>(skipped_dispatches()); k < all.size(); ++k) {
-      const DispatchedBatch& d = all[k];
-      const std::int64_t covered = std::min(options_.num_processes * d.per_rank, d.size());
-      const std::int64_t fetched = d.end - d.begin;
-      if (covered > 0) add(d.begin, d.begin + std::min(covered, fetched));
-      if (covered > fetched) add(d.pad_begin, d.pad_begin + covered - fetched);
-    }
-    return out;
-  }
+  if (dispatch_) return dispatched_runs(*dispatch_, options_.num_processes, skipped_dispatches());
   // Every rank's batches together cover one run of virtual positions [first, last).
   std::int64_t first = -1, last = -1, period = 1;
   for (std::int64_t r = 0; r < options_.num_processes; ++r) {

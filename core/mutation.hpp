@@ -71,6 +71,7 @@ enum class Mutation {
   TrainerCountsDropEpochEndSync,      // trainer_run_counts forgets the sync at an epoch's last micro-batch
   SkippedTotalBatchSizeRaisesIn116,   // 1.16.0's skipped DataLoaderShard still cannot read total_batch_size (1.15's
                                       // AttributeError), so its remainder stays -1 and the padding reaches the metric
+  WorkerPlanShortBatchesFull,         // the worker plan counts a worker's short last batch as a full one
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

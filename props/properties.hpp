@@ -54,6 +54,7 @@ void draws_read_back_from_the_sampler_seed_are_the_draws_prepare_made();
 void stateful_loader_draws_its_first_iterator_at_prepare();
 // 15. workers_props.cpp
 void worker_passes_are_the_round_robin_of_each_workers_shard();
+void worker_what_if_counts_equal_the_replay();
 // 17. hf_props.cpp
 void hf_shard_path_reads_every_example_once();
 // 18. trainer_props.cpp
