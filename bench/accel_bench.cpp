@@ -188,6 +188,24 @@ void BM_WhatIf(benchmark::State& state) {
 }
 BENCHMARK(BM_WhatIf)->ArgName("shuffle")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// The what-if of an iterable dataset read by 8 DataLoader workers that split the stream (islice by worker id), over
+// 64 ranks, batch 1, with and without a dispatcher (issue 48): from the workers' streams, whatever N. Before
+// core/worker_epoch_plan every rank's every worker was replayed (N = 1e8: > 60 s, 6.5 GB).
+void BM_WhatIfWorkers(benchmark::State& state) {
+  trace::LoaderCase c = job(64, state.range(0), 1, false);
+  c.loader.dataset_kind = DatasetKind::Iterable;
+  c.loader.workers.num_workers = 8;
+  c.loader.workers.split = WorkerSplit::Strided;
+  c.prepare.dispatch_batches = state.range(1) != 0;
+  c.prepare.put_on_device = state.range(1) != 0;
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::what_if(c));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_WhatIfWorkers)
+    ->ArgNames({"n", "dispatch"})
+    ->ArgsProduct({{1'000, 1'000'000, 100'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
 // `accel-sim trace` of each family at R=1024 x N=1e5, batch 8 (simulation and the streamed JSON, written
 // to a stream that discards it): the dispatcher (map-style, seedable shuffle: rank 0 draws, every rank
 // slices one shared broadcast batch), BatchSamplerShard (map-style, seedable shuffle: one draw shared by
