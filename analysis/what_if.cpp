@@ -14,6 +14,7 @@
 #include "core/accelerate_release.hpp"
 #include "core/epoch_plan.hpp"
 #include "core/error.hpp"
+#include "core/hf_stream_plan.hpp"
 #include "core/worker_epoch_plan.hpp"
 #include "sim/ddp_training.hpp"
 #include "sim/rank_ranges.hpp"
@@ -290,6 +291,36 @@ enum class Need { Ids, Counts };
 // DataLoader workers over an iterable dataset, from the workers' streams (core/worker_epoch_plan.hpp) instead of a
 // replay: the counts from the runs alone; the ids shown counted from the same runs, one byte per sample, so they are
 // listed in id order as a replay lists them. False where the plan does not apply: the caller replays.
+// A datasets.IterableDataset read shard by shard, in order (core/hf_stream_plan.hpp): ids are the shards' ranges, so
+// counts, the ids shown and the strip come from id runs, whatever the examples number. False where the plan does
+// not apply: the caller replays.
+bool analyze_hf_streams(const trace::LoaderCase& c, Scenario& s, std::int64_t strip_bins, Need need) {
+  PrepareOptions options = c.prepare;
+  options.process_seed = sim::process_seed(c, 0);
+  if (!s.ranks_share_order || first_pass_skip(c) || !HfStreamPlan::applies(c.loader, options)) return false;
+  const HfStreamPlan plan(c.loader, options);
+  if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
+  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) {
+    s.batches_per_rank.push_back(plan.batches(r));
+    const auto len = plan.len(r);
+    s.len_per_rank.push_back(len.ok() ? len.value() : -1);
+  }
+  const std::int64_t n = c.loader.dataset_len;
+  if (need == Need::Counts && strip_bins == 0) {
+    s.coverage.counts = permutation_coverage_counts(plan.id_runs(), n, n);
+  } else {
+    const SampleOrder order = SampleOrder::sequential(n);
+    s.coverage = measure_coverage(plan.id_runs(), order, n, true, kShownIds);
+    if (strip_bins > 0) {
+      s.coverage_strip = coverage_bins(plan.id_runs(), order, n, true, strip_bins);
+      s.coverage_fractions = coverage_fractions(plan.id_runs(), order, n, true, strip_bins);
+    }
+  }
+  finish_steps(s);
+  if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // as a replay's: no ids per step
+  return true;
+}
+
 // Past this many position runs a strided split's ids are counted one by one instead.
 constexpr std::size_t kMaxWorkerRuns = std::size_t{1} << 20;
 
@@ -351,10 +382,11 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
   s.ranks_share_order = !sim::ranks_shuffle_differently(c);
   try {
     sim::check_release_keywords(c);
-    if (s.ranks_share_order && workers_interleave(c.loader) &&
+    if (s.ranks_share_order && workers_interleave(c.loader) && !c.loader.hf_dataset &&
         analyze_workers(c, s, cache, strip_bins, progress, need)) {
       return s;
     }
+    if (c.loader.hf_dataset && analyze_hf_streams(c, s, strip_bins, need)) return s;
     if (!s.ranks_share_order) {
       s.replay_reason = "the ranks shuffle differently";
     } else if (own_streams(c.loader)) {
@@ -628,6 +660,19 @@ HfDatasetReport hf_dataset_report(const trace::LoaderCase& c) {
       PrepareOptions o = c.prepare;
       o.process_index = rank;
       const HfIterableDataset mine = hf_rank_dataset(c.loader, o);
+      if (const auto read = mine.read_shards()) {
+        // Shards read whole and in order: the list is the answer (an empty one yields no id, so it is not named).
+        std::int64_t examples = 0;
+        std::vector<std::int64_t> shards;
+        for (std::int64_t s : *read) {
+          const std::int64_t size = ds.shard_sizes()[static_cast<std::size_t>(s)];
+          examples += size;
+          if (size > 0) shards.push_back(s);
+        }
+        out.examples_per_rank.push_back(examples);
+        out.shards_per_rank.push_back(std::move(shards));
+        continue;
+      }
       const std::vector<std::int64_t> ids = mine.stream();
       out.examples_per_rank.push_back(static_cast<std::int64_t>(ids.size()));
       // Which shards: read off the ids (a shard's examples are consecutive ids), in reading order.

@@ -273,12 +273,12 @@ void LoaderFlags::hf_dataset_json(Json& c) const {
     while (begin <= shard_sizes.size()) {
       const std::size_t end = std::min(shard_sizes.find(',', begin), shard_sizes.size());
       const std::string item = shard_sizes.substr(begin, end - begin);
-      const auto size = trace::read_decimal_integer(item, 0, trace::kMaxHfExamples);
+      const auto size = trace::read_decimal_integer(item, 0, trace::kMaxHfStreamExamples);
       if (!size.value) throw ConfigError("--shard-sizes: '" + item + "' " + size.problem);
       sizes.push_back(*size.value);
       total += *size.value;
-      if (total > trace::kMaxHfExamples) {
-        throw ConfigError("--shard-sizes: must add up to at most " + std::to_string(trace::kMaxHfExamples) +
+      if (total > trace::kMaxHfStreamExamples) {
+        throw ConfigError("--shard-sizes: must add up to at most " + std::to_string(trace::kMaxHfStreamExamples) +
                           " examples (input limit)");
       }
       begin = end + 1;

@@ -27,7 +27,11 @@ DataLoaderShard::DataLoaderShard(MapLoaderOptions options)
 }
 
 DataLoaderShard::DataLoaderShard(IterableLoaderOptions options) : iterable_(options) {
-  if (iterable_->hf_dataset) hf_lengths_ = hf_pass(0).second;
+  if (iterable_->hf_dataset) {
+    HfIterableDataset ds = *iterable_->hf_dataset;
+    ds.set_epoch(0);
+    hf_lengths_ = ds.pass_lengths(iterable_->workers.num_workers);
+  }
   if (iterable_->dataset_generator_seed) {
     dataset_ = std::make_shared<DatasetState>(DatasetState{TorchGenerator(*iterable_->dataset_generator_seed)});
   }

@@ -95,13 +95,16 @@ const char* datasets_version(DatasetsRelease release) noexcept {
 HfIterableDataset HfIterableDataset::from_shards(std::vector<std::int64_t> shard_sizes, DatasetsRelease release) {
   if (shard_sizes.empty()) fail(PyErrorType::ValueError, "shard_sizes: needs at least one shard");
   HfIterableDataset d;
+  std::vector<std::int64_t> offsets, shards;
   for (std::size_t s = 0; s < shard_sizes.size(); ++s) {
     if (shard_sizes[s] < 0) fail(PyErrorType::ValueError, "shard_sizes: a shard's size must be >= 0");
-    d.offsets_.push_back(d.total_);
+    offsets.push_back(d.total_);
     d.total_ += shard_sizes[s];
-    d.shards_.push_back(static_cast<std::int64_t>(s));
+    shards.push_back(static_cast<std::int64_t>(s));
   }
-  d.sizes_ = std::move(shard_sizes);
+  d.offsets_ = SharedList(std::move(offsets));
+  d.shards_ = SharedList(std::move(shards));
+  d.sizes_ = SharedList(std::move(shard_sizes));
   d.release_ = release;
   return d;
 }
@@ -115,7 +118,7 @@ HfIterableDataset HfIterableDataset::shuffle(const HfShuffle& options) const {
   }
   HfIterableDataset d = *this;
   const NumpyGenerator generator = NumpyGenerator::default_rng(options.seed);
-  if (shuffle_permutes_shards_at_call(release_)) d.shards_ = shuffled_list(shards_, generator);
+  if (shuffle_permutes_shards_at_call(release_)) d.shards_ = SharedList(shuffled_list(shards_.get(), generator));
   const std::int64_t interleave =
       buffer_yields_half_a_permutation(release_) ? options.max_buffer_input_shards.value_or(10) : 1;
   d.buffer_ = Buffer{options.buffer_size, generator, std::max<std::int64_t>(1, interleave)};
@@ -137,23 +140,25 @@ HfIterableDataset HfIterableDataset::shard(std::int64_t num_shards, std::int64_t
   if (num_shards < 1 || index < 0 || index >= num_shards) {
     fail(PyErrorType::ValueError, "shard: index must be in [0, num_shards)");
   }
-  std::optional<std::vector<std::int64_t>> kept = shard_list(shards_, num_shards, index, contiguous);
+  std::optional<std::vector<std::int64_t>> kept = shard_list(shards_.get(), num_shards, index, contiguous);
   if (!kept) fail(PyErrorType::IndexError, "list index out of range");
   HfIterableDataset d = *this;
-  d.shards_ = std::move(*kept);
+  d.shards_ = SharedList(std::move(*kept));
   return d;
 }
 
 std::int64_t HfIterableDataset::n_shards() const noexcept {
-  const std::int64_t n = shard_count(shards_);
+  const std::int64_t n = shard_count(shards_.get());
   if (distributed_ && n % distributed_->second == 0) return n / distributed_->second;
   return n;
 }
 
-std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> worker) const {
+HfIterableDataset::ReadPlan HfIterableDataset::read_plan(std::optional<HfWorker> worker) const {
   // _prepare_ex_iterable_for_iteration, then _iter_pytorch's split in a worker.
-  std::vector<std::int64_t> shards = shards_;
-  std::optional<NumpyGenerator> generator;
+  ReadPlan plan;
+  std::vector<std::int64_t>& shards = plan.shards;
+  shards = shards_.get();
+  std::optional<NumpyGenerator>& generator = plan.generator;
   if (buffer_) generator = buffer_->generator;
   if (epoch_permutes_every_shard_list(release_)) {
     if (epoch_ > 0) {
@@ -171,28 +176,47 @@ std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> work
     }
     shards = shuffled_list(shards, *generator);
   }
-  std::int64_t step = 1, offset = 0;
   if (distributed_) {
     const auto [rank, world_size] = *distributed_;
     if (shard_count(shards) % world_size == 0) {
       shards = *shard_list(shards, world_size, rank, false);
     } else {
-      step = world_size;
-      offset = rank;
+      plan.step = world_size;
+      plan.offset = rank;
     }
   }
   if (worker) {
     std::optional<std::vector<std::int64_t>> kept = shard_list(shards, worker->num_workers, worker->id, false);
-    if (!kept) return {};
+    if (!kept) {
+      shards.clear();
+      plan.empty = true;
+      return plan;
+    }
     shards = std::move(*kept);
     if (generator && workers_shift_buffer_generator(release_)) generator = shifted(*generator, worker->id);
   }
+  return plan;
+}
+
+std::optional<std::vector<std::int64_t>> HfIterableDataset::read_shards(std::optional<HfWorker> worker) const {
+  if (buffer_) return std::nullopt;
+  ReadPlan plan = read_plan(worker);
+  if (plan.step != 1) return std::nullopt;
+  return std::move(plan.shards);
+}
+
+std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> worker) const {
+  ReadPlan plan = read_plan(worker);
+  if (plan.empty) return {};
+  const std::vector<std::int64_t>& shards = plan.shards;
+  std::optional<NumpyGenerator>& generator = plan.generator;
+  const std::int64_t step = plan.step, offset = plan.offset;
 
   // ExamplesIterable over `shards`, interleaved (InterleavedShardsExamplesIterable: round-robin over contiguous
   // groups of shards, an exhausted group dropping out) when the shuffle reads several shards at a time.
   auto shard_ids = [&](std::int64_t s, std::vector<std::int64_t>& out) {
     const auto u = static_cast<std::size_t>(s);
-    for (std::int64_t k = 0; k < sizes_[u]; ++k) out.push_back(offsets_[u] + k);
+    for (std::int64_t k = 0; k < sizes_.get()[u]; ++k) out.push_back(offsets_.get()[u] + k);
   };
   std::vector<std::int64_t> examples;
   const std::int64_t groups = buffer_ ? std::min(shard_count(shards), buffer_->max_input_shards) : 1;
@@ -222,6 +246,21 @@ std::vector<std::int64_t> HfIterableDataset::stream(std::optional<HfWorker> work
     out.push_back(shuffled[i]);
   }
   return out;
+}
+
+std::vector<std::int64_t> HfIterableDataset::pass_lengths(std::int64_t num_workers) const {
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t w = 0; w < std::max<std::int64_t>(1, num_workers); ++w) {
+    const std::optional<HfWorker> worker = num_workers > 0 ? std::optional(HfWorker{w, num_workers}) : std::nullopt;
+    if (const auto shards = read_shards(worker)) {
+      std::int64_t n = 0;
+      for (std::int64_t shard : *shards) n += sizes_.get()[static_cast<std::size_t>(shard)];
+      lengths.push_back(n);
+    } else {
+      lengths.push_back(static_cast<std::int64_t>(stream(worker).size()));
+    }
+  }
+  return lengths;
 }
 
 HfIterableDataset::LoaderPass HfIterableDataset::loader_pass(std::int64_t num_workers) const {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -89,7 +90,7 @@ class HfIterableDataset {
   // IterableDataset.n_shards: the shards this node reads (split by shards), or all of them.
   std::int64_t n_shards() const noexcept;
   std::int64_t epoch() const noexcept { return epoch_; }
-  const std::vector<std::int64_t>& shard_sizes() const noexcept { return sizes_; }
+  const std::vector<std::int64_t>& shard_sizes() const noexcept { return sizes_.get(); }
   std::int64_t dataset_len() const noexcept { return total_; }
   bool is_shuffled() const noexcept { return buffer_.has_value(); }
   const std::optional<HfShuffle>& shuffle_options() const noexcept { return shuffle_; }
@@ -100,6 +101,13 @@ class HfIterableDataset {
   // The ids iter(dataset) yields in this epoch: in the main process (no worker), or in one DataLoader worker.
   std::vector<std::int64_t> stream(std::optional<HfWorker> worker = std::nullopt) const;
 
+  // The shards iter(dataset) reads in this epoch, in order, when it yields each one's examples in order (no
+  // shuffle() buffer, no split_dataset_by_node by example): its stream is then those shards' id ranges one after
+  // another, known without listing an id. Nothing otherwise.
+  std::optional<std::vector<std::int64_t>> read_shards(std::optional<HfWorker> worker = std::nullopt) const;
+  // The id of shard s's first example.
+  std::int64_t first_id(std::int64_t shard) const { return offsets_.get().at(static_cast<std::size_t>(shard)); }
+
   // What one DataLoader pass reads in this epoch with `num_workers` workers (0: the main process): each worker's
   // stream, laid one after another, and each stream's length.
   struct LoaderPass {
@@ -107,6 +115,8 @@ class HfIterableDataset {
     std::vector<std::int64_t> lengths;
   };
   LoaderPass loader_pass(std::int64_t num_workers) const;
+  // loader_pass(num_workers).lengths, without listing ids where read_shards() knows the streams.
+  std::vector<std::int64_t> pass_lengths(std::int64_t num_workers) const;
 
   friend bool operator==(const HfIterableDataset&, const HfIterableDataset&) = default;
 
@@ -117,13 +127,35 @@ class HfIterableDataset {
     std::int64_t max_input_shards = 1;  // 1: no InterleavedShardsExamplesIterable
     friend bool operator==(const Buffer&, const Buffer&) = default;
   };
+  // The shard list, generator and example step one iteration reads (empty: a worker without a shard).
+  struct ReadPlan {
+    std::vector<std::int64_t> shards;
+    std::optional<NumpyGenerator> generator;
+    std::int64_t step = 1, offset = 0;
+    bool empty = false;
+  };
+  ReadPlan read_plan(std::optional<HfWorker> worker) const;
   std::vector<std::int64_t> buffer_shuffled(const std::vector<std::int64_t>& examples, NumpyGenerator rng) const;
   HfIterableDataset() = default;
 
-  std::vector<std::int64_t> sizes_;    // every shard of the original dataset
-  std::vector<std::int64_t> offsets_;  // id of each shard's first example
+  // A list every copy of the dataset shares (the simulator copies it per rank, per option, per loader; a corpus has
+  // a million shards): a copy costs a pointer, equality compares the contents.
+  class SharedList {
+   public:
+    SharedList() : v_(std::make_shared<const std::vector<std::int64_t>>()) {}
+    explicit SharedList(std::vector<std::int64_t> v)
+        : v_(std::make_shared<const std::vector<std::int64_t>>(std::move(v))) {}
+    const std::vector<std::int64_t>& get() const noexcept { return *v_; }
+    friend bool operator==(const SharedList& a, const SharedList& b) { return a.v_ == b.v_ || *a.v_ == *b.v_; }
+
+   private:
+    std::shared_ptr<const std::vector<std::int64_t>> v_;
+  };
+
+  SharedList sizes_;    // every shard of the original dataset
+  SharedList offsets_;  // id of each shard's first example
   std::int64_t total_ = 0;
-  std::vector<std::int64_t> shards_;  // the Examples iterable's gen_kwargs["shards"]: indices into sizes_
+  SharedList shards_;  // the Examples iterable's gen_kwargs["shards"]: indices into sizes_
   std::optional<Buffer> buffer_;
   std::optional<HfShuffle> shuffle_;
   std::optional<std::pair<std::int64_t, std::int64_t>> distributed_;

@@ -72,6 +72,7 @@ enum class Mutation {
   SkippedTotalBatchSizeRaisesIn116,   // 1.16.0's skipped DataLoaderShard still cannot read total_batch_size (1.15's
                                       // AttributeError), so its remainder stays -1 and the padding reaches the metric
   WorkerPlanShortBatchesFull,         // the worker plan counts a worker's short last batch as a full one
+  HfPlanShardRunsShifted,             // the HF stream plan maps a shard's stream run one id too far
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

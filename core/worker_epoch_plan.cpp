@@ -24,6 +24,21 @@ WorkerEpochPlan::WorkerEpochPlan(const DataLoaderArgs& loader, const PrepareOpti
   (void)prepare_data_loader(loader_, rank0);  // the same validation and errors as Accelerate
   for (std::int64_t w = 0; w < loader_.workers.num_workers; ++w)
     streams_.push_back(worker_stream(loader_.dataset_len, loader_.workers, w));
+  plan();
+}
+
+WorkerEpochPlan::WorkerEpochPlan(const std::vector<std::int64_t>& stream_lengths, const DataLoaderArgs& loader,
+                                 const PrepareOptions& options)
+    : loader_(loader), options_(options) {
+  std::int64_t begin = 0;
+  for (std::int64_t length : stream_lengths) {
+    streams_.push_back(WorkerStream{begin, 1, length});
+    begin += length;
+  }
+  plan();
+}
+
+void WorkerEpochPlan::plan() {
   if (!resolve_dispatch_batches(loader_, options_)) {
     const IterableShardOptions shard{loader_.batch_size, loader_.drop_last, options_.num_processes, 0,
                                      options_.split_batches};

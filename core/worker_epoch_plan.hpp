@@ -42,6 +42,10 @@ class WorkerEpochPlan {
 
   // Raises AccelerateError where prepare_data_loader does; std::invalid_argument where !applies().
   WorkerEpochPlan(const DataLoaderArgs& loader, const PrepareOptions& options);
+  // Over streams the dataset itself decides (a datasets.IterableDataset hands each worker its shards; without workers
+  // the main process reads one stream), laid one after another. Nothing is validated: the caller's loader is.
+  WorkerEpochPlan(const std::vector<std::int64_t>& stream_lengths, const DataLoaderArgs& loader,
+                  const PrepareOptions& options);
 
   std::int64_t num_ranks() const noexcept { return options_.num_processes; }
   bool dispatches() const noexcept { return dispatches_; }
@@ -65,6 +69,7 @@ class WorkerEpochPlan {
   std::optional<std::vector<PositionRun>> position_runs(std::size_t max_runs) const;
 
  private:
+  void plan();
   // Yielded elements before rank 0's underlying batch k (dispatcher only).
   std::int64_t yielded_before(std::int64_t k) const;
   // Elements of worker w among the first e yielded (dispatcher only).

@@ -6,13 +6,20 @@
 // S = div*R + mod (datasets' split_shard_indices_by_worker), each of its W workers the rank's shards w, w+W, ...,
 // batched on its own. With fewer shards than ranks every rank runs IterableDatasetShard over the same stream and
 // the ranks stay in lock-step. Golden: golden/cases-torch2/hf-* pin the same with the real datasets and Accelerate.
+//
+// 17b. The what-if of an unshuffled datasets.IterableDataset in closed form (core/hf_stream_plan, issue 48): on every
+//      path (.shard(), IterableDatasetShard, dispatched, one process), with workers or without, every rank's steps
+//      and the job's counts, ids listed and coverage strip are those of the per-rank loaders replayed.
 #include <rapidcheck.h>
 
 #include <numeric>
 
+#include "analysis/what_if.hpp"
+#include "core/coverage.hpp"
 #include "loader_config.hpp"
 #include "oracle.hpp"
 #include "properties.hpp"
+#include "sim/simulator.hpp"
 #include "trace/trace_json.hpp"
 
 namespace accel::props {
@@ -84,6 +91,75 @@ void hf_shard_path_reads_every_example_once() {
         RC_ASSERT(id >= offsets[static_cast<std::size_t>(begin)] && id < offsets[static_cast<std::size_t>(end)]);
     }
   }
+}
+
+void hf_stream_what_if_equals_the_replay() {
+  const std::int64_t R = *int_in(1, 6);
+  const std::int64_t S = *int_in(1, 12);
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t s = 0; s < S; ++s) sizes.push_back(*int_in(0, 9));
+  const std::int64_t n = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+  const bool split = *rc::gen::arbitrary<bool>();
+  const std::int64_t b = split ? R * *int_in(1, 3) : *int_in(1, 5);
+  const std::int64_t W = *int_in(0, 3);
+  const bool dispatch = *rc::gen::arbitrary<bool>();
+  trace::Json c = {{"api", "prepare_data_loader"},
+                   {"dataset_kind", "hf-iterable"},
+                   {"shard_sizes", sizes},
+                   {"dataset_len", n},
+                   {"batch_size", b},
+                   {"num_processes", R},
+                   {"drop_last", *rc::gen::arbitrary<bool>()},
+                   {"split_batches", split},
+                   {"dispatch_batches", dispatch},
+                   {"put_on_device", dispatch},
+                   {"epochs", 1},
+                   {"accelerate_version", *rc::gen::element<std::string>("1.16.0", "1.15.0", "1.10.0")},
+                   {"datasets_version", *rc::gen::element<std::string>("3.6", "4.8", "5.2")}};
+  if (W > 0) c["num_workers"] = W;
+  RC_LOG() << c.dump() << "\n";
+  trace::LoaderCase lc;
+  try {
+    lc = trace::parse_loader_config(c, {});
+  } catch (const trace::ConfigError&) {
+    RC_DISCARD("not a config accel-sim takes");
+  }
+  const auto ranks = sim::simulate(lc);
+  RC_PRE(!ranks.error.has_value());
+  std::vector<const std::vector<Batch>*> passes;
+  const auto& records = std::get<std::vector<trace::RankRecord>>(ranks.body);
+  for (const auto& r : records) {
+    RC_PRE(!r.epochs.at(0).error.has_value());  // a pass that raises is the replay's to report
+    passes.push_back(&r.epochs.at(0).batches);
+  }
+  const auto times = multiplicity(passes, n);
+  MultiplicityCounter counter(n);
+  CoverageCounts want;
+  want.dataset_len = n;
+  for (std::int64_t id = 0; id < n; ++id) {
+    const std::int64_t t = times[static_cast<std::size_t>(id)];
+    counter.add(id, t);
+    want.yielded += t;
+    want.distinct += t > 0 ? 1 : 0;
+    want.dropped += t == 0 ? 1 : 0;
+    want.duplicated += t > 1 ? t - 1 : 0;
+    want.repeated += t > 1 ? 1 : 0;
+    want.max_times = std::max(want.max_times, t);
+  }
+  RC_TAG(hf_dataset_path_name(hf_dataset_path(lc.loader, lc.prepare)));
+  for (const analysis::Scenario& s : {analysis::analyze(lc, "", ""), analysis::analyze_counts(lc, "", "")}) {
+    RC_ASSERT(!s.rejected.has_value());
+    RC_ASSERT(s.replay_reason.empty());  // computed from the shard lists
+    RC_ASSERT(s.coverage.counts == want);
+    for (std::size_t r = 0; r < records.size(); ++r)
+      RC_ASSERT(s.batches_per_rank.at(r) == static_cast<std::int64_t>(records[r].epochs.at(0).batches.size()));
+  }
+  const CoverageDetail ids = counter.finish(32);  // what-if.cpp lists 32 runs of each
+  const analysis::Scenario shown = analysis::analyze(lc, "", "");
+  RC_ASSERT(shown.coverage.duplicated_ids.ranges() == ids.duplicated_ids.ranges());
+  RC_ASSERT(shown.coverage.dropped_ids.ranges() == ids.dropped_ids.ranges());
+  const std::int64_t bins = std::min<std::int64_t>(n, 16);
+  if (bins > 0) RC_ASSERT(analysis::coverage_strip(lc, bins) == coverage_bins(counter, bins));
 }
 
 }  // namespace accel::props

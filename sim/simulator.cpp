@@ -190,6 +190,7 @@ bool needs_communicator(const trace::LoaderCase& config) {
 
 trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t rank, Communicator* comm,
                                 std::shared_ptr<DrawMemo> draws) {
+  trace::check_replay_limits(config);
   PreparedLoader prepared = prepare_data_loader(config.loader, options_for_rank(config, rank));
   if (auto* shard = std::get_if<DataLoaderShard>(&prepared); shard && draws) shard->share_draws(std::move(draws));
   trace::RankRecord out;
@@ -246,6 +247,7 @@ trace::RankRecord simulate_rank(const trace::LoaderCase& config, std::int64_t ra
 }
 
 trace::Trace simulate(const trace::LoaderCase& config) {
+  trace::check_replay_limits(config);
   trace::Trace t;
   const std::int64_t world = config.prepare.num_processes;
   std::vector<trace::RankRecord> ranks(static_cast<std::size_t>(world));

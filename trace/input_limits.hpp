@@ -21,11 +21,14 @@ constexpr std::int64_t kMaxWorkers = 1024;
 // num_workers x num_processes: every rank's every worker stream is replayed (until the workers are closed-form), and
 // 65,536 ranks x 1,024 workers ran out of a 2 GiB address space after 15 s.
 constexpr std::int64_t kMaxRankWorkers = std::int64_t{1} << 20;
-// A datasets.IterableDataset's examples (the sum of shard_sizes): each pass of each rank holds its stream.
+// A datasets.IterableDataset's examples (the sum of shard_sizes) where they are replayed (a trace, a shuffle()
+// buffer, split_dataset_by_node, resumes and later epochs): each pass of each rank holds its stream.
 constexpr std::int64_t kMaxHfExamples = std::int64_t{1} << 27;
-// Its examples times num_processes: IterableDatasetShard (the path with fewer shards than ranks, and a what-if
-// alternative on any other) has every rank read the whole stream.
+// Its examples times num_processes, replayed: IterableDatasetShard (the path with fewer shards than ranks, and a
+// what-if alternative on any other) has every rank read the whole stream.
 constexpr std::int64_t kMaxHfRankExamples = std::int64_t{1} << 28;
+// Its examples where the what-if reads only shard lists (core/hf_stream_plan.hpp): any count it can add up.
+constexpr std::int64_t kMaxHfStreamExamples = kMaxCount;
 // Its shards (shard_sizes entries).
 constexpr std::int64_t kMaxHfShards = std::int64_t{1} << 20;
 // |set_epoch| entries: the sampler adds the epoch to a 64-bit seed.

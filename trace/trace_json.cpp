@@ -231,14 +231,15 @@ void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
   std::vector<std::int64_t> values;
   std::int64_t total = 0;
   for (const Json& v : *sizes) {
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxHfExamples) ||
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxHfStreamExamples) ||
         v.get<std::int64_t>() < 0) {
-      fail("shard_sizes", "entries must be integers in [0, " + std::to_string(kMaxHfExamples) + "], got " + v.dump());
+      fail("shard_sizes",
+           "entries must be integers in [0, " + std::to_string(kMaxHfStreamExamples) + "], got " + excerpt(v.dump()));
     }
     values.push_back(v.get<std::int64_t>());
     total += values.back();
-    if (total > kMaxHfExamples) {
-      fail("shard_sizes", "must add up to at most " + std::to_string(kMaxHfExamples) + " examples (input limit)");
+    if (total > kMaxHfStreamExamples) {
+      fail("shard_sizes", "must add up to at most " + std::to_string(kMaxHfStreamExamples) + " examples (input limit)");
     }
   }
   if (total != lc.loader.dataset_len) {
@@ -264,6 +265,12 @@ void parse_hf_dataset(const Fields& f, LoaderCase& lc) {
       ds = ds.shuffle(options);
     } catch (const AccelerateError& e) {
       fail("hf_shuffle", e.message());
+    }
+    if (total > kMaxHfExamples) {
+      fail("shard_sizes", "must add up to at most " + std::to_string(kMaxHfExamples) +
+                              " examples with hf_shuffle (input limit: the shuffle buffer's order is replayed example "
+                              "by example), got " +
+                              std::to_string(total));
     }
   }
   lc.loader.hf_split_by_node = f.boolean("split_by_node", false);
@@ -455,11 +462,8 @@ LoaderCase parse_loader(const Json& c, const std::vector<std::string>& read_by_c
                             std::to_string(lc.loader.workers.num_workers) + " x " +
                             std::to_string(lc.prepare.num_processes));
   }
-  if (lc.loader.hf_dataset && lc.loader.dataset_len > kMaxHfRankExamples / lc.prepare.num_processes) {
-    fail("dataset_len", "times num_processes must be <= " + std::to_string(kMaxHfRankExamples) +
-                            " with dataset_kind \"hf-iterable\" (input limit: with IterableDatasetShard every rank "
-                            "reads the whole stream), got " +
-                            std::to_string(lc.loader.dataset_len) + " x " + std::to_string(lc.prepare.num_processes));
+  if (lc.loader.hf_dataset && (lc.loader.hf_dataset->is_shuffled() || lc.loader.hf_split_by_node)) {
+    check_replay_limits(lc);
   }
   if (lc.loader.hf_dataset && lc.prepare.torch_device_mesh) {
     fail("dataset_kind", "\"hf-iterable\" with a device mesh is not simulated (not recorded)");
@@ -741,6 +745,22 @@ CaseConfig parse_config(const Json& config) {
     return c;
   }
   return parse_loader(config, {});
+}
+
+void check_replay_limits(const LoaderCase& lc) {
+  if (!lc.loader.hf_dataset) return;
+  if (lc.loader.dataset_len > kMaxHfExamples) {
+    fail("dataset_len", "must be <= " + std::to_string(kMaxHfExamples) +
+                            " with dataset_kind \"hf-iterable\" where every example is replayed (input limit: a "
+                            "trace, a shuffled or split_dataset_by_node stream, resumes, later epochs), got " +
+                            std::to_string(lc.loader.dataset_len));
+  }
+  if (lc.loader.dataset_len > kMaxHfRankExamples / lc.prepare.num_processes) {
+    fail("dataset_len", "times num_processes must be <= " + std::to_string(kMaxHfRankExamples) +
+                            " with dataset_kind \"hf-iterable\" where every example is replayed (input limit: with "
+                            "IterableDatasetShard every rank reads the whole stream), got " +
+                            std::to_string(lc.loader.dataset_len) + " x " + std::to_string(lc.prepare.num_processes));
+  }
 }
 
 LoaderCase parse_loader_config(const Json& config, const std::vector<std::string>& read_by_caller) {

@@ -39,6 +39,10 @@ Json trace_head(const std::string& case_name, const std::string& family, const J
 Json error_record_json(const ErrorRecord& e);
 
 LoaderCase parse_loader_config(const Json& config, const std::vector<std::string>& read_by_caller);
+// The input limits of replaying every example of a datasets.IterableDataset, as the simulator does: raises
+// ConfigError naming the field and the rule. Parsing applies them where every path replays (a shuffled stream, a
+// split_dataset_by_node one); the what-if answers the others from their shard lists (core/hf_stream_plan.hpp).
+void check_replay_limits(const LoaderCase& lc);
 
 // The whole trace file for a case: case, family, config (as given), reference, error, ranks/epochs.
 Json to_json(const std::string& case_name, const Json& config, const Trace& trace);

@@ -71,8 +71,14 @@ exits "max_buffer_input_shards is a 5.x keyword" 2 "unexpected keyword argument 
   --datasets-version 4.8
 exits "worker_split is the dataset's own" 2 "--worker-split: needs --dataset iterable (a datasets.IterableDataset gives each worker its shards itself)" \
   "$bin" --ranks 2 --dataset hf-iterable --num-shards 2 --dataset-len 8 --num-workers 2 --worker-split strided
-exits "every rank reads the stream: examples x ranks is bounded" 2 "config.dataset_len: times num_processes must be <= 268435456" \
+exits "a trace replays every rank's stream: examples x ranks is bounded" 2 \
+  "config.dataset_len: times num_processes must be <= 268435456 with dataset_kind \"hf-iterable\" where every example is replayed" \
+  "$bin" trace --ranks 65536 --dataset hf-iterable --num-shards 1 --dataset-len 100000000
+exits "the what-if reads the same job's shard lists (issue 48)" 0 "as configured  *1526  *100007936  *7936  *0" \
   "$bin" --ranks 65536 --dataset hf-iterable --num-shards 1 --dataset-len 100000000
+exits "a shuffled stream is replayed: its examples are bounded" 2 \
+  "config.shard_sizes: must add up to at most 134217728 examples with hf_shuffle" \
+  "$bin" --ranks 256 --dataset hf-iterable --num-shards 1024 --dataset-len 1000000000 --hf-shuffle 7
 exits "persistent workers are not recorded" 2 "config.persistent_workers: with hf-iterable is not simulated" \
   "$bin" --ranks 2 --dataset hf-iterable --num-shards 2 --dataset-len 8 --num-workers 2 --persistent-workers
 for extra in "--skip-batches 1" "--use-stateful-dataloader" "--eval" "--scheduler linear --total-steps 10" "--resume-at 0:1"; do
