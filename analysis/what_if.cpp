@@ -288,9 +288,26 @@ void analyze_by_replay(const trace::LoaderCase& c, Scenario& s, std::int64_t str
 // quoted in a warning), which a permutation's runs give without drawing it.
 enum class Need { Ids, Counts };
 
-// DataLoader workers over an iterable dataset, from the workers' streams (core/worker_epoch_plan.hpp) instead of a
-// replay: the counts from the runs alone; the ids shown counted from the same runs, one byte per sample, so they are
-// listed in id order as a replay lists them. False where the plan does not apply: the caller replays.
+// Every rank's steps and len() from a plan that computes them (WorkerEpochPlan, HfStreamPlan).
+template <typename Plan>
+void take_rank_steps(const Plan& plan, Scenario& s) {
+  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) {
+    s.batches_per_rank.push_back(plan.batches(r));
+    const auto len = plan.len(r);
+    s.len_per_rank.push_back(len.ok() ? len.value() : -1);
+  }
+}
+
+// The coverage of runs over ids (a sequential order's positions): listed in id order, as a replay lists them.
+void cover_id_runs(Scenario& s, const std::vector<PositionRun>& runs, std::int64_t n, std::int64_t strip_bins) {
+  const SampleOrder order = SampleOrder::sequential(n);
+  s.coverage = measure_coverage(runs, order, n, true, kShownIds);
+  if (strip_bins > 0) {
+    s.coverage_strip = coverage_bins(runs, order, n, true, strip_bins);
+    s.coverage_fractions = coverage_fractions(runs, order, n, true, strip_bins);
+  }
+}
+
 // A datasets.IterableDataset read shard by shard, in order (core/hf_stream_plan.hpp): ids are the shards' ranges, so
 // counts, the ids shown and the strip come from id runs, whatever the examples number. False where the plan does
 // not apply: the caller replays.
@@ -300,21 +317,12 @@ bool analyze_hf_streams(const trace::LoaderCase& c, Scenario& s, std::int64_t st
   if (!s.ranks_share_order || first_pass_skip(c) || !HfStreamPlan::applies(c.loader, options)) return false;
   const HfStreamPlan plan(c.loader, options);
   if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
-  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) {
-    s.batches_per_rank.push_back(plan.batches(r));
-    const auto len = plan.len(r);
-    s.len_per_rank.push_back(len.ok() ? len.value() : -1);
-  }
+  take_rank_steps(plan, s);
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.id_runs(), n, n);
   } else {
-    const SampleOrder order = SampleOrder::sequential(n);
-    s.coverage = measure_coverage(plan.id_runs(), order, n, true, kShownIds);
-    if (strip_bins > 0) {
-      s.coverage_strip = coverage_bins(plan.id_runs(), order, n, true, strip_bins);
-      s.coverage_fractions = coverage_fractions(plan.id_runs(), order, n, true, strip_bins);
-    }
+    cover_id_runs(s, plan.id_runs(), n, strip_bins);
   }
   finish_steps(s);
   if (strip_bins > 0) s.timeline = make_timeline(s, nullptr, nullptr);  // as a replay's: no ids per step
@@ -324,6 +332,9 @@ bool analyze_hf_streams(const trace::LoaderCase& c, Scenario& s, std::int64_t st
 // Past this many position runs a strided split's ids are counted one by one instead.
 constexpr std::size_t kMaxWorkerRuns = std::size_t{1} << 20;
 
+// DataLoader workers over an iterable dataset, from the workers' streams (core/worker_epoch_plan.hpp) instead of a
+// replay: the counts from the runs alone; the ids shown counted from the same runs, one byte per sample, so they are
+// listed in id order as a replay lists them. False where the plan does not apply: the caller replays.
 bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache, std::int64_t strip_bins,
                      const Progress& progress, Need need) {
   PrepareOptions options = c.prepare;
@@ -331,22 +342,12 @@ bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache,
   if (!s.ranks_share_order || first_pass_skip(c) || !WorkerEpochPlan::applies(c.loader, options)) return false;
   const WorkerEpochPlan plan(c.loader, options);
   if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
-  for (std::int64_t r = 0; r < plan.num_ranks(); ++r) {
-    s.batches_per_rank.push_back(plan.batches(r));
-    const auto len = plan.len(r);
-    s.len_per_rank.push_back(len.ok() ? len.value() : -1);
-  }
+  take_rank_steps(plan, s);
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.layout_runs(), n, n);
   } else if (const auto runs = c.loader.dataset_generator_seed ? std::nullopt : plan.position_runs(kMaxWorkerRuns)) {
-    // A sequential order: ids are positions, and position runs give them in id order, as a replay lists them.
-    const SampleOrder order = SampleOrder::sequential(n);
-    s.coverage = measure_coverage(*runs, order, n, true, kShownIds);
-    if (strip_bins > 0) {
-      s.coverage_strip = coverage_bins(*runs, order, n, true, strip_bins);
-      s.coverage_fractions = coverage_fractions(*runs, order, n, true, strip_bins);
-    }
+    cover_id_runs(s, *runs, n, strip_bins);  // a sequential order: ids are positions
   } else {
     const SampleOrder order = cache.get(c.loader, options, false, progress);
     MultiplicityCounter counter(n);

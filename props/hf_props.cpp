@@ -14,22 +14,31 @@
 
 #include <numeric>
 
-#include "analysis/what_if.hpp"
-#include "core/coverage.hpp"
 #include "loader_config.hpp"
 #include "oracle.hpp"
 #include "properties.hpp"
 #include "sim/simulator.hpp"
 #include "trace/trace_json.hpp"
+#include "what_if_replay.hpp"
 
 namespace accel::props {
+namespace {
 
-void hf_shard_path_reads_every_example_once() {
-  const std::int64_t R = *int_in(1, 6);
+// 1-12 shards of 0-9 examples (an empty shard included now and then).
+std::vector<std::int64_t> draw_shard_sizes() {
   const std::int64_t S = *int_in(1, 12);
   std::vector<std::int64_t> sizes;
   for (std::int64_t s = 0; s < S; ++s) sizes.push_back(*int_in(0, 9));
+  return sizes;
+}
+
+}  // namespace
+
+void hf_shard_path_reads_every_example_once() {
+  const std::int64_t R = *int_in(1, 6);
+  const std::vector<std::int64_t> sizes = draw_shard_sizes();
   const std::int64_t n = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+  const auto S = static_cast<std::int64_t>(sizes.size());
   const std::int64_t b = *int_in(1, 5);
   const std::int64_t W = *int_in(0, 3);
   const bool drop_last = *rc::gen::arbitrary<bool>();
@@ -95,9 +104,7 @@ void hf_shard_path_reads_every_example_once() {
 
 void hf_stream_what_if_equals_the_replay() {
   const std::int64_t R = *int_in(1, 6);
-  const std::int64_t S = *int_in(1, 12);
-  std::vector<std::int64_t> sizes;
-  for (std::int64_t s = 0; s < S; ++s) sizes.push_back(*int_in(0, 9));
+  const std::vector<std::int64_t> sizes = draw_shard_sizes();
   const std::int64_t n = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
   const bool split = *rc::gen::arbitrary<bool>();
   const std::int64_t b = split ? R * *int_in(1, 3) : *int_in(1, 5);
@@ -124,42 +131,10 @@ void hf_stream_what_if_equals_the_replay() {
   } catch (const trace::ConfigError&) {
     RC_DISCARD("not a config accel-sim takes");
   }
-  const auto ranks = sim::simulate(lc);
-  RC_PRE(!ranks.error.has_value());
-  std::vector<const std::vector<Batch>*> passes;
-  const auto& records = std::get<std::vector<trace::RankRecord>>(ranks.body);
-  for (const auto& r : records) {
-    RC_PRE(!r.epochs.at(0).error.has_value());  // a pass that raises is the replay's to report
-    passes.push_back(&r.epochs.at(0).batches);
-  }
-  const auto times = multiplicity(passes, n);
-  MultiplicityCounter counter(n);
-  CoverageCounts want;
-  want.dataset_len = n;
-  for (std::int64_t id = 0; id < n; ++id) {
-    const std::int64_t t = times[static_cast<std::size_t>(id)];
-    counter.add(id, t);
-    want.yielded += t;
-    want.distinct += t > 0 ? 1 : 0;
-    want.dropped += t == 0 ? 1 : 0;
-    want.duplicated += t > 1 ? t - 1 : 0;
-    want.repeated += t > 1 ? 1 : 0;
-    want.max_times = std::max(want.max_times, t);
-  }
+  const auto t = sim::simulate(lc);
+  RC_PRE(!t.error.has_value());
   RC_TAG(hf_dataset_path_name(hf_dataset_path(lc.loader, lc.prepare)));
-  for (const analysis::Scenario& s : {analysis::analyze(lc, "", ""), analysis::analyze_counts(lc, "", "")}) {
-    RC_ASSERT(!s.rejected.has_value());
-    RC_ASSERT(s.replay_reason.empty());  // computed from the shard lists
-    RC_ASSERT(s.coverage.counts == want);
-    for (std::size_t r = 0; r < records.size(); ++r)
-      RC_ASSERT(s.batches_per_rank.at(r) == static_cast<std::int64_t>(records[r].epochs.at(0).batches.size()));
-  }
-  const CoverageDetail ids = counter.finish(32);  // what-if.cpp lists 32 runs of each
-  const analysis::Scenario shown = analysis::analyze(lc, "", "");
-  RC_ASSERT(shown.coverage.duplicated_ids.ranges() == ids.duplicated_ids.ranges());
-  RC_ASSERT(shown.coverage.dropped_ids.ranges() == ids.dropped_ids.ranges());
-  const std::int64_t bins = std::min<std::int64_t>(n, 16);
-  if (bins > 0) RC_ASSERT(analysis::coverage_strip(lc, bins) == coverage_bins(counter, bins));
+  check_what_if_equals_replay(lc, std::get<std::vector<trace::RankRecord>>(t.body), n, true);
 }
 
 }  // namespace accel::props

@@ -9,11 +9,10 @@
 
 #include <algorithm>
 
-#include "analysis/what_if.hpp"
-#include "core/coverage.hpp"
 #include "loader_config.hpp"
 #include "oracle.hpp"
 #include "properties.hpp"
+#include "what_if_replay.hpp"
 
 namespace accel::props {
 namespace {
@@ -100,42 +99,7 @@ void worker_what_if_counts_equal_the_replay() {
   RC_TAG(worker_split_name(lc.loader.workers.split), c.dispatch ? "dispatch" : "shard");
   RC_LOG() << "num_workers=" << lc.loader.workers.num_workers
            << " worker_split=" << worker_split_name(lc.loader.workers.split) << "\n";
-  const auto ranks = simulate_ranks(lc);
-  std::vector<const std::vector<Batch>*> all;
-  for (const auto& r : ranks) {
-    RC_PRE(!r.epochs.at(0).error.has_value());  // a pass that raises is the replay's to report
-    all.push_back(&r.epochs.at(0).batches);
-  }
-  const auto times = multiplicity(all, c.len);
-  CoverageCounts want;
-  MultiplicityCounter counter(c.len);
-  for (std::int64_t id = 0; id < c.len; ++id) {
-    const std::int64_t t = times[static_cast<std::size_t>(id)];
-    counter.add(id, t);
-    want.yielded += t;
-    want.distinct += t > 0 ? 1 : 0;
-    want.dropped += t == 0 ? 1 : 0;
-    want.duplicated += t > 1 ? t - 1 : 0;
-    want.repeated += t > 1 ? 1 : 0;
-    want.max_times = std::max(want.max_times, t);
-  }
-  want.dataset_len = c.len;
-  for (const analysis::Scenario& s : {analysis::analyze(lc, "", ""), analysis::analyze_counts(lc, "", "")}) {
-    RC_ASSERT(!s.rejected.has_value());
-    RC_ASSERT(s.replay_reason.empty());  // computed from the workers' streams
-    RC_ASSERT(s.coverage.counts == want);
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      RC_ASSERT(s.batches_per_rank.at(r) == static_cast<std::int64_t>(ranks[r].epochs.at(0).batches.size()));
-      RC_ASSERT(s.len_per_rank.at(r) == ranks[r].attributes.len.value_or(-1));
-    }
-  }
-  // The ids a report lists (what-if.cpp shows 32 runs of each) and its coverage strip.
-  const CoverageDetail ids = counter.finish(32);
-  const analysis::Scenario shown = analysis::analyze(lc, "", "");
-  RC_ASSERT(shown.coverage.duplicated_ids.ranges() == ids.duplicated_ids.ranges());
-  RC_ASSERT(shown.coverage.dropped_ids.ranges() == ids.dropped_ids.ranges());
-  const std::int64_t bins = std::min<std::int64_t>(c.len, 16);
-  if (bins > 0) RC_ASSERT(analysis::coverage_strip(lc, bins) == coverage_bins(counter, bins));
+  check_what_if_equals_replay(lc, simulate_ranks(lc), c.len, true);
 }
 
 }  // namespace accel::props
