@@ -9,10 +9,11 @@
 #include "analysis/eval_metrics.hpp"
 #include "analysis/resume_what_if.hpp"
 #include "core/accelerate_release.hpp"
+#include "core/coverage.hpp"
 #include "core/error.hpp"
 #include "sim/rank_ranges.hpp"
-#include "trace/trace_json.hpp"
 #include "sim/simulator.hpp"
+#include "trace/trace_json.hpp"
 
 namespace accel::analysis {
 namespace {
@@ -89,7 +90,8 @@ struct EpochFigures {
 
 EpochFigures epoch_figures(const std::vector<trace::RankRecord>& ranks, std::int64_t epoch, std::int64_t dataset_len) {
   EpochFigures f;
-  std::map<SampleId, std::int64_t> seen;
+  // One byte per sample (an ordered map of every id cost 44% of a 64-rank x 1e6 upgrade).
+  MultiplicityCounter seen(dataset_len);
   std::vector<std::int64_t> steps;
   for (const trace::RankRecord& r : ranks) {
     if (epoch >= static_cast<std::int64_t>(r.epochs.size())) {
@@ -99,10 +101,11 @@ EpochFigures epoch_figures(const std::vector<trace::RankRecord>& ranks, std::int
     const trace::PassRecord& p = r.epochs[static_cast<std::size_t>(epoch)];
     steps.push_back(static_cast<std::int64_t>(p.batches.size()));
     for (const Batch& b : p.batches)
-      for (SampleId id : b) ++seen[id];
+      for (SampleId id : b) seen.add(id);
   }
-  for (const auto& [id, count] : seen) f.duplicated += count > 1 ? 1 : 0;
-  for (SampleId id = 0; id < dataset_len; ++id) f.dropped += seen.count(id) ? 0 : 1;
+  const CoverageCounts counts = seen.finish(1).counts;
+  f.duplicated = counts.repeated;
+  f.dropped = counts.dropped;
   const auto [lo, hi] = std::minmax_element(steps.begin(), steps.end());
   if (steps.empty() || *lo == *hi) {
     f.lockstep = "in lock-step";

@@ -22,6 +22,7 @@ class IdRanges {
  public:
   static constexpr std::size_t kDefaultMaxRanges = 32;
   explicit IdRanges(std::size_t max_ranges = kDefaultMaxRanges) : max_ranges_(max_ranges) {}
+  std::size_t max_ranges() const noexcept { return max_ranges_; }
 
   // Appends `id`, extending the last run when it follows it. False when a new run would pass the cap;
   // from then on every id is refused, so the runs held are always a prefix of the ids offered.
