@@ -72,9 +72,10 @@ using SavedRngStates = std::vector<std::optional<GeneratorState>>;
 // fills `saved_rng[rank]`; the resumed job loads the state its rank finds there, when Trainer does.
 std::vector<trace::TrainerStepRecord> run_rank(const trace::TrainerCase& c, const JobShape& shape, std::int64_t rank,
                                                const std::shared_ptr<std::vector<std::vector<std::int64_t>>>& log,
-                                               bool resumed_job, std::vector<std::int64_t>& epochs,
-                                               SavedRngStates& saved_rng) {
+                                               const std::shared_ptr<DrawMemo>& draws, bool resumed_job,
+                                               std::vector<std::int64_t>& epochs, SavedRngStates& saved_rng) {
   DataLoaderShard loader = sharded(shape.job, rank);
+  loader.share_draws(draws);
   const TrainerSchedule schedule = trainer_schedule(len_of(loader), shape.loop);
   std::optional<TrainerResumePosition> start;
   if (resumed_job) start = resume_position(c.resume->global_step, schedule, c.resume->ignore_data_skip);
@@ -285,6 +286,8 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c, TrainerStepEpo
       continue;
     }
     auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+    // Ranks that draw the same epoch order from the same generator state take the first rank's (draw_memo.hpp).
+    const auto draws = std::make_shared<DrawMemo>();
     for (std::int64_t r = 0; r < shape.job.prepare.num_processes; ++r) {
       auto& rec = out.ranks[static_cast<std::size_t>(r)];
       if (rec.error) continue;
@@ -295,7 +298,7 @@ trace::TrainerTrace simulate_trainer(const trace::TrainerCase& c, TrainerStepEpo
       try {
         const auto i = static_cast<std::size_t>(r);
         (resumed_job ? rec.resumed_steps : rec.steps) =
-            run_rank(c, shape, r, log, resumed_job, (resumed_job ? step_epochs.resumed : step_epochs.first)[i],
+            run_rank(c, shape, r, log, draws, resumed_job, (resumed_job ? step_epochs.resumed : step_epochs.first)[i],
                      saved_rng);
       } catch (const AccelerateError& e) {
         rec.error = rank_error(e);
