@@ -41,11 +41,14 @@ FirstJob run_first_job(const trace::ResumeCase& c) {
   out.generators.resize(static_cast<std::size_t>(world));
   out.loader_states.resize(static_cast<std::size_t>(world));
   auto log = std::make_shared<std::vector<std::vector<std::int64_t>>>();
+  // Ranks that draw the same epoch order from the same generator state take the first rank's (draw_memo.hpp).
+  const auto draws = std::make_shared<DrawMemo>();
   for (std::int64_t r = 0; r < world; ++r) {
     const auto pr = static_cast<std::size_t>(r);
     trace::ResumeRankRecord rec;
     rec.rank = r;
     DataLoaderShard loader = sharded(c.job, r);
+    loader.share_draws(draws);
     BroadcastReplay comm(log, r, world);
     for (std::int64_t e = 0; e < c.job.epochs; ++e) {
       if (spec.loop_set_epoch) loader.set_epoch(e);
@@ -150,9 +153,11 @@ trace::ResumeTrace simulate_resume(const trace::ResumeCase& c) {
       throw AccelerateError(PyErrorType::AttributeError, "skip_first_batches",
                             "'Accelerator' object has no attribute 'skip_first_batches'");
     }
+    const auto draws = std::make_shared<DrawMemo>();
     for (std::int64_t r = 0; r < world2; ++r) {
       auto& rec = out.ranks[static_cast<std::size_t>(r)];
       DataLoaderShard loader = sharded(job2, r);
+      loader.share_draws(draws);
       // load_state restores random_states_{process_index}.pkl; a process index the checkpoint has no file for
       // keeps its own generator (Accelerate logs "Could not load random states" and goes on).
       if (r < world && saved[static_cast<std::size_t>(r)]) loader.set_process_generator_state(*saved[static_cast<std::size_t>(r)]);
