@@ -18,6 +18,7 @@
 
 #include "analysis/what_if.hpp"
 #include "core/batch_sampler_shard.hpp"
+#include "core/hf_iterable_dataset.hpp"
 #include "core/id_allocator.hpp"
 #include "core/prepare_data_loader.hpp"
 #include "core/randperm.hpp"
@@ -204,6 +205,26 @@ void BM_WhatIfWorkers(benchmark::State& state) {
 BENCHMARK(BM_WhatIfWorkers)
     ->ArgNames({"n", "dispatch"})
     ->ArgsProduct({{1'000, 1'000'000, 100'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// The what-if of an unshuffled datasets.IterableDataset of 1024 equal shards read by 4 workers, R ranks, batch 1:
+// from the shard lists (core/hf_stream_plan), on the dispatcher's path (the Accelerator's default) and on .shard()'s.
+void BM_WhatIfHfStream(benchmark::State& state) {
+  const std::int64_t n = state.range(0), ranks = state.range(1);
+  trace::LoaderCase c = job(ranks, n, 1, false);
+  c.loader.dataset_kind = DatasetKind::Iterable;
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t s = 0; s < 1024; ++s) sizes.push_back(n / 1024 + (s < n % 1024 ? 1 : 0));
+  c.loader.hf_dataset = HfIterableDataset::from_shards(sizes);
+  c.loader.workers.num_workers = 4;
+  c.prepare.dispatch_batches = state.range(2) != 0;
+  c.prepare.put_on_device = state.range(2) != 0;
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::what_if(c));
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_WhatIfHfStream)
+    ->ArgNames({"n", "ranks", "dispatch"})
+    ->ArgsProduct({{1'000'000, 1'000'000'000}, {2, 256, 1024}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 // `accel-sim trace` of each family at R=1024 x N=1e5, batch 8 (simulation and the streamed JSON, written
