@@ -19,32 +19,39 @@ DispatchPlan plan_dispatch(const DispatchPlanOptions& o) {
   return plan_dispatch(o, total, [&](std::int64_t k) { return std::min(k * b, o.samples); });
 }
 
-std::int64_t for_each_dispatched(const DispatchPlanOptions& o, std::int64_t total,
-                                 const std::function<std::int64_t(std::int64_t)>& offset,
-                                 const std::function<void(const DispatchedBatch&)>& visit) {
+std::int64_t dispatched_count(const DispatchPlanOptions& o, std::int64_t total) {
+  const std::int64_t first = std::min(o.skip_underlying, total);
+  const std::int64_t group = o.split_batches ? 1 : o.num_processes;
+  // A group of underlying batches is dispatched unless it is short under drop_last.
+  const std::int64_t left = total - first;
+  return o.drop_last ? left / group : (left + group - 1) / group;
+}
+
+DispatchedBatch dispatched_batch(const DispatchPlanOptions& o, std::int64_t total,
+                                 const std::function<std::int64_t(std::int64_t)>& offset, std::int64_t i) {
   const std::int64_t R = o.num_processes;
   const std::int64_t first = std::min(o.skip_underlying, total);
   const std::int64_t group = o.split_batches ? 1 : R;
-  // A group of underlying batches is dispatched unless it is short under drop_last.
-  const auto dispatched = [&](std::int64_t k) { return k < total && !(o.drop_last && total - k < group); };
-  if (!dispatched(first)) return 0;
-  const std::int64_t head_begin = offset(first), head_end = offset(std::min(first + group, total));
-  std::int64_t count = 0;
-  for (std::int64_t k = first; dispatched(k); k += group) {
-    DispatchedBatch d;
-    d.begin = offset(k);
-    d.end = offset(std::min(k + group, total));
-    d.per_rank = (d.end - d.begin) / R;
-    d.last = !dispatched(k + group);
-    if (d.last && !o.drop_last && (d.end - d.begin) % R != 0) {
-      // Completed with the first num_processes samples of the epoch's first dispatched batch.
-      d.pad_begin = head_begin;
-      d.pad = std::min(R, head_end - head_begin);
-      d.per_rank += 1;
-    }
-    visit(d);
-    ++count;
+  const std::int64_t k = first + i * group;
+  DispatchedBatch d;
+  d.begin = offset(k);
+  d.end = offset(std::min(k + group, total));
+  d.per_rank = (d.end - d.begin) / R;
+  d.last = i + 1 == dispatched_count(o, total);
+  if (d.last && !o.drop_last && (d.end - d.begin) % R != 0) {
+    // Completed with the first num_processes samples of the epoch's first dispatched batch.
+    d.pad_begin = offset(first);
+    d.pad = std::min(R, offset(std::min(first + group, total)) - d.pad_begin);
+    d.per_rank += 1;
   }
+  return d;
+}
+
+std::int64_t for_each_dispatched(const DispatchPlanOptions& o, std::int64_t total,
+                                 const std::function<std::int64_t(std::int64_t)>& offset,
+                                 const std::function<void(const DispatchedBatch&)>& visit) {
+  const std::int64_t count = dispatched_count(o, total);
+  for (std::int64_t i = 0; i < count; ++i) visit(dispatched_batch(o, total, offset, i));
   return count;
 }
 

@@ -59,6 +59,11 @@ DispatchPlan plan_dispatch(const DispatchPlanOptions& options);
 DispatchPlan plan_dispatch(const DispatchPlanOptions& options, std::int64_t underlying,
                            const std::function<std::int64_t(std::int64_t)>& offset);
 
+// How many batches the dispatcher sends, and the i-th of them, over those underlying batches.
+std::int64_t dispatched_count(const DispatchPlanOptions& options, std::int64_t underlying);
+DispatchedBatch dispatched_batch(const DispatchPlanOptions& options, std::int64_t underlying,
+                                 const std::function<std::int64_t(std::int64_t)>& offset, std::int64_t i);
+
 // The same one batch at a time, none kept: visit(d) for each in dispatch order; returns how many.
 std::int64_t for_each_dispatched(const DispatchPlanOptions& options, std::int64_t underlying,
                                  const std::function<std::int64_t(std::int64_t)>& offset,

@@ -73,6 +73,7 @@ enum class Mutation {
                                       // AttributeError), so its remainder stays -1 and the padding reaches the metric
   WorkerPlanShortBatchesFull,         // the worker plan counts a worker's short last batch as a full one
   HfPlanShardRunsShifted,             // the HF stream plan maps a shard's stream run one id too far
+  WorkerPlanShortGroupsFull,          // the worker plan takes a dispatched batch holding a short worker batch as full
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

@@ -76,9 +76,31 @@ void WorkerEpochPlan::plan() {
   d.split_batches = options_.split_batches;
   d.num_processes = options_.num_processes;
   dispatches_ = true;
-  batches_ = for_each_dispatched(
-      d, round_robin_->size(), [this](std::int64_t k) { return yielded_before(k); },
-      [&](const DispatchedBatch& batch) { add_dispatched_runs(yielded_runs_, batch, options_.num_processes); });
+  const std::int64_t total = round_robin_->size();
+  const auto offset = [this](std::int64_t k) { return yielded_before(k); };
+  batches_ = dispatched_count(d, total);
+  if (batches_ == 0) return;
+  // Only a dispatched batch holding a worker's short batch, or the last one, can cover its elements other than once:
+  // every other is num_processes full batches (or one of a multiple of num_processes with split_batches), one slice
+  // each. Those are visited one by one, and each stretch between them is one run: O(workers), not O(batches).
+  const std::int64_t group = d.split_batches ? 1 : d.num_processes;
+  std::vector<std::int64_t> irregular{batches_ - 1};
+  for (std::int64_t k : short_batches_) {
+    if (k / group < batches_ && !mutant(Mutation::WorkerPlanShortGroupsFull)) irregular.push_back(k / group);
+  }
+  std::sort(irregular.begin(), irregular.end());
+  irregular.erase(std::unique(irregular.begin(), irregular.end()), irregular.end());
+  std::int64_t next = 0;  // the first dispatched batch not yet covered
+  for (std::int64_t i : irregular) {
+    if (next < i) {
+      const std::int64_t begin = offset(next * group), end = offset(i * group);
+      add_dispatched_runs(yielded_runs_,
+                          DispatchedBatch{.begin = begin, .end = end, .per_rank = (end - begin) / d.num_processes},
+                          d.num_processes);
+    }
+    add_dispatched_runs(yielded_runs_, dispatched_batch(d, total, offset, i), d.num_processes);
+    next = i + 1;
+  }
 }
 
 std::int64_t WorkerEpochPlan::yielded_before(std::int64_t k) const {
