@@ -298,6 +298,19 @@ void take_rank_steps(const Plan& plan, Scenario& s) {
   }
 }
 
+// The plan of the first pass where it applies (the ranks share an order, nothing skipped, the dispatcher forms a
+// batch), with every rank's steps and len() taken into `s`; nothing where the caller replays instead.
+template <typename Plan>
+std::optional<Plan> plan_first_pass(const trace::LoaderCase& c, Scenario& s) {
+  PrepareOptions options = c.prepare;
+  options.process_seed = sim::process_seed(c, 0);
+  if (!s.ranks_share_order || first_pass_skip(c) || !Plan::applies(c.loader, options)) return std::nullopt;
+  std::optional<Plan> plan(std::in_place, c.loader, options);
+  if (plan->dispatch_fails()) return std::nullopt;  // the replay names the broadcast's failure on every rank
+  take_rank_steps(*plan, s);
+  return plan;
+}
+
 // The coverage of runs over ids (a sequential order's positions): listed in id order, as a replay lists them.
 void cover_id_runs(Scenario& s, const std::vector<PositionRun>& runs, std::int64_t n, std::int64_t strip_bins) {
   const SampleOrder order = SampleOrder::sequential(n);
@@ -312,12 +325,9 @@ void cover_id_runs(Scenario& s, const std::vector<PositionRun>& runs, std::int64
 // counts, the ids shown and the strip come from id runs, whatever the examples number. False where the plan does
 // not apply: the caller replays.
 bool analyze_hf_streams(const trace::LoaderCase& c, Scenario& s, std::int64_t strip_bins, Need need) {
-  PrepareOptions options = c.prepare;
-  options.process_seed = sim::process_seed(c, 0);
-  if (!s.ranks_share_order || first_pass_skip(c) || !HfStreamPlan::applies(c.loader, options)) return false;
-  const HfStreamPlan plan(c.loader, options);
-  if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
-  take_rank_steps(plan, s);
+  const std::optional<HfStreamPlan> planned = plan_first_pass<HfStreamPlan>(c, s);
+  if (!planned) return false;
+  const HfStreamPlan& plan = *planned;
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.id_runs(), n, n);
@@ -337,19 +347,16 @@ constexpr std::size_t kMaxWorkerRuns = std::size_t{1} << 20;
 // listed in id order as a replay lists them. False where the plan does not apply: the caller replays.
 bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache, std::int64_t strip_bins,
                      const Progress& progress, Need need) {
-  PrepareOptions options = c.prepare;
-  options.process_seed = sim::process_seed(c, 0);
-  if (!s.ranks_share_order || first_pass_skip(c) || !WorkerEpochPlan::applies(c.loader, options)) return false;
-  const WorkerEpochPlan plan(c.loader, options);
-  if (plan.dispatch_fails()) return false;  // the replay names the broadcast's failure on every rank
-  take_rank_steps(plan, s);
+  const std::optional<WorkerEpochPlan> planned = plan_first_pass<WorkerEpochPlan>(c, s);
+  if (!planned) return false;
+  const WorkerEpochPlan& plan = *planned;
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.layout_runs(), n, n);
   } else if (const auto runs = c.loader.dataset_generator_seed ? std::nullopt : plan.position_runs(kMaxWorkerRuns)) {
     cover_id_runs(s, *runs, n, strip_bins);  // a sequential order: ids are positions
   } else {
-    const SampleOrder order = cache.get(c.loader, options, false, progress);
+    const SampleOrder order = cache.get(c.loader, plan.options(), false, progress);
     MultiplicityCounter counter(n);
     std::int64_t yielded = 0;
     for (const WorkerRun& run : plan.runs()) {

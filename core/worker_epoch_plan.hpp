@@ -48,6 +48,7 @@ class WorkerEpochPlan {
                   const PrepareOptions& options);
 
   std::int64_t num_ranks() const noexcept { return options_.num_processes; }
+  const PrepareOptions& options() const noexcept { return options_; }
   bool dispatches() const noexcept { return dispatches_; }
   // The dispatcher cannot form any batch: every rank raises in the broadcast (replay says how).
   bool dispatch_fails() const noexcept { return dispatches_ && batches_ == 0; }
