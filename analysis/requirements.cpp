@@ -11,8 +11,8 @@ namespace {
 std::string duplicates_evidence(const Scenario& s) {
   const auto& c = s.coverage.counts;
   std::ostringstream os;
-  os << counted(c.repeated, "sample") << " yielded more than once (" << counted(c.duplicated, "extra yield")
-     << "), ids " << format_id_ranges(s.coverage.duplicated_ids, c.repeated);
+  os << counted(c.repeated, "sample") << " yielded more than once (" << counted(c.duplicated, "extra yield") << "), "
+     << ids_text(s, s.coverage.duplicated_ids, c.repeated);
   if (!s.duplicate_occurrences.empty()) {
     os << "; sample " << s.duplicate_occurrences.front().id << " is yielded at";
     for (const auto& o : s.duplicate_occurrences) os << " rank " << o.rank << " step " << o.step << ";";
@@ -22,8 +22,8 @@ std::string duplicates_evidence(const Scenario& s) {
 
 std::string drops_evidence(const Scenario& s) {
   std::ostringstream os;
-  os << counted(s.coverage.counts.dropped, "sample") << " never yielded, ids "
-     << format_id_ranges(s.coverage.dropped_ids, s.coverage.counts.dropped);
+  os << counted(s.coverage.counts.dropped, "sample") << " never yielded, "
+     << ids_text(s, s.coverage.dropped_ids, s.coverage.counts.dropped);
   return os.str();
 }
 

@@ -52,6 +52,7 @@ inline constexpr const char* kDuplicatedSamples = "duplicated-samples";
 inline constexpr const char* kDroppedSamples = "dropped-samples";
 inline constexpr const char* kDataSeedIgnored = "data-seed-ignored";
 inline constexpr const char* kUnseededShuffle = "unseeded-shuffle";
+inline constexpr const char* kIdsNotDrawn = "ids-not-drawn";
 inline constexpr const char* kIdsFollowGlobalGenerator = "ids-follow-global-generator";
 inline constexpr const char* kUnevenStepsHang = "uneven-steps-hang";
 inline constexpr const char* kLenMismatch = "len-mismatch";

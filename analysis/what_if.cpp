@@ -331,6 +331,7 @@ bool analyze_hf_streams(const trace::LoaderCase& c, Scenario& s, std::int64_t st
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.id_runs(), n, n);
+    s.ids_drawn = false;
   } else {
     cover_id_runs(s, plan.id_runs(), n, strip_bins);
   }
@@ -353,6 +354,7 @@ bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache,
   const std::int64_t n = c.loader.dataset_len;
   if (need == Need::Counts && strip_bins == 0) {
     s.coverage.counts = permutation_coverage_counts(plan.layout_runs(), n, n);
+    s.ids_drawn = false;
   } else if (const auto runs = c.loader.dataset_generator_seed ? std::nullopt : plan.position_runs(kMaxWorkerRuns)) {
     cover_id_runs(s, *runs, n, strip_bins);  // a sequential order: ids are positions
   } else {
@@ -380,7 +382,12 @@ bool analyze_workers(const trace::LoaderCase& c, Scenario& s, OrderCache& cache,
 }
 
 Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string flags, OrderCache& cache,
-                      std::int64_t strip_bins, const Progress& progress, Need need = Need::Ids) {
+                      std::int64_t strip_bins, const Progress& progress, Need need = Need::Ids,
+                      std::int64_t drawn_shuffle_limit = kDrawnShuffleLimit) {
+  if (draws_randperm(c.loader) && c.loader.dataset_len > drawn_shuffle_limit) {
+    need = Need::Counts;  // the ids and the strip would draw it
+    strip_bins = 0;
+  }
   Scenario s;
   s.label = std::move(label);
   s.flags = std::move(flags);
@@ -428,6 +435,7 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
       // Drawing a shuffle of 10^9 ids costs seconds and gigabytes (issue 25); its counts need none of it.
       if (const auto length = permutation_pass_length(c.loader, options, 0)) {
         s.coverage.counts = permutation_coverage_counts(runs, *length, c.loader.dataset_len, s.resumed_from);
+        s.ids_drawn = false;
         finish_steps(s);
         return s;
       }
@@ -486,14 +494,20 @@ Scenario analyze_with(const trace::LoaderCase& c, std::string label, std::string
 
 std::string rank_ranges(const std::vector<std::int64_t>& ranks) { return sim::rank_ranges(ranks); }
 
-Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags) {
+Scenario analyze(const trace::LoaderCase& c, std::string label, std::string flags, std::int64_t drawn_shuffle_limit) {
   OrderCache cache;
-  return analyze_with(c, std::move(label), std::move(flags), cache, 0, nullptr);
+  return analyze_with(c, std::move(label), std::move(flags), cache, 0, nullptr, Need::Ids, drawn_shuffle_limit);
 }
 
 std::vector<BinStatus> coverage_strip(const trace::LoaderCase& c, std::int64_t bins) {
   OrderCache cache;
   return analyze_with(c, "", "", cache, bins, nullptr).coverage_strip;
+}
+
+std::string ids_text(const Scenario& s, const IdRanges& ids, std::int64_t total) {
+  if (!s.ids_drawn)
+    return "ids not drawn: a shuffle past the limit is counted, not drawn (the what-if's --draw-ids draws it)";
+  return "ids " + format_id_ranges(ids, total);
 }
 
 Scenario analyze_counts(const trace::LoaderCase& c, std::string label, std::string flags) {
@@ -824,7 +838,7 @@ void add_warnings(WhatIfReport& report) {
     } else {
       os << "more than once (up to " << cov.max_times << " times, " << cov.duplicated << " extra yields)";
     }
-    os << " (ids " << format_id_ranges(s.coverage.duplicated_ids, cov.repeated)
+    os << " (" << ids_text(s, s.coverage.duplicated_ids, cov.repeated)
        << "): metrics computed without gather_for_metrics are biased";
     if (!s.dispatches && report.dataset_kind == "map") os << even_batches_advice(report);
     // IterableDatasetShard's length is a multiple of its batch size, so GradientState.remainder is 0 (or -1
@@ -841,8 +855,8 @@ void add_warnings(WhatIfReport& report) {
   }
   if (cov.dropped > 0 && !s.iteration_error) {
     std::ostringstream os;
-    os << counted(cov.dropped, "sample is", "samples are") << " never seen in the epoch (ids "
-       << format_id_ranges(s.coverage.dropped_ids, cov.dropped) << ")";
+    os << counted(cov.dropped, "sample is", "samples are") << " never seen in the epoch ("
+       << ids_text(s, s.coverage.dropped_ids, cov.dropped) << ")";
     if (s.config.loader.drop_last) os << ": drop_last drops the incomplete last step on every rank";
     if (!s.ranks_share_order) os << ": the ranks shuffle differently (no rng synchronisation)";
     w.push_back(Warning(code::kDroppedSamples, Severity::Warning, os.str())
@@ -1005,6 +1019,7 @@ PassFigures first_pass_figures(const Scenario& s) {
     out.append(ids);
     return out;
   };
+  p.ids_drawn = s.ids_drawn;
   p.duplicated_ids = first(s.coverage.duplicated_ids);
   p.dropped_ids = first(s.coverage.dropped_ids);
   p.method = method_text(s);
@@ -1229,7 +1244,7 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
     tell(options.progress, "analysing " + (first ? std::string("the configuration") : label));
     // With a mesh each option is the plain job of its own data ranks (a dispatch flip changes them).
     return analyze_with(data_rank_case(variant), std::move(label), std::move(flags), cache,
-                        first ? options.coverage_bins : 0, options.progress);
+                        first ? options.coverage_bins : 0, options.progress, Need::Ids, options.drawn_shuffle_limit);
   };
   report.scenarios.push_back(analyze(c, "as configured", "(your flags)"));
   const bool map = c.loader.dataset_kind == DatasetKind::Map;
@@ -1309,6 +1324,16 @@ WhatIfReport what_if(const trace::LoaderCase& c, const WhatIfOptions& options) {
   tell(options.progress, "every pass");
   report.passes = every_pass(data_rank_case(c), report.scenarios.front());
   add_warnings(report);
+  if (!report.scenarios.front().ids_drawn) {
+    report.warnings.push_back(
+        Warning(code::kIdsNotDrawn, Severity::Note,
+                "the shuffle of " + std::to_string(c.loader.dataset_len) + " samples was not drawn (more than " +
+                    std::to_string(options.drawn_shuffle_limit) +
+                    " positions: seconds and gigabytes per 10^9): the counts are exact, since an epoch order that "
+                    "is a permutation cannot change them, but no ids are named; --draw-ids draws it")
+            .with("dataset_len", c.loader.dataset_len)
+            .with("limit", options.drawn_shuffle_limit));
+  }
   add_worker_warnings(report);
   add_hf_warnings(report);
   add_pass_warnings(report);

@@ -61,6 +61,8 @@ struct Scenario {
   std::vector<std::int64_t> waiting_ranks;      // ranks left waiting in a collective at step min_steps
   std::vector<std::int64_t> len_mismatch_ranks; // len() differs from what is yielded
   CoverageDetail coverage;
+  // false: the epoch order was not drawn (WhatIfOptions::drawn_shuffle_limit), so coverage has counts and no ids.
+  bool ids_drawn = true;
   std::int64_t resumed_from = 0;                // samples before the resume point (skip_first_batches)
   std::optional<std::string> iteration_error;   // every rank raises while iterating
   bool ranks_share_order = true;                // false: the ranks draw different epoch orders
@@ -160,9 +162,15 @@ struct WhatIfReport {
 // How a scenario's numbers were obtained: from the loaders' structure, or by replaying every rank.
 inline const char* method_text(const Scenario& s) { return s.replay_reason.empty() ? "computed directly" : "replayed"; }
 
+// The largest shuffle a what-if draws by default to name ids: 10^8 positions take about 2 s and 400 MB.
+inline constexpr std::int64_t kDrawnShuffleLimit = 100'000'000;
+
 struct WhatIfOptions {
   // > 0: fill the first scenario's coverage_strip with this many bins (at most one per sample).
   std::int64_t coverage_bins = 0;
+  // A shuffle of more samples than this is not drawn: the counts of a permutation need none of it (issue 48: 10^9
+  // samples cost 30 s and 4 GB), so the ids and the strip are left out and the report says so. `--draw-ids` lifts it.
+  std::int64_t drawn_shuffle_limit = kDrawnShuffleLimit;
   // Called with a short line on the slow steps (drawing a large shuffle, replaying ranks, each option).
   std::function<void(const std::string&)> progress;
   std::optional<LaunchSetup> launch;
@@ -171,8 +179,10 @@ struct WhatIfOptions {
   std::string accel_sim_version;
 };
 
-// Analyses one configuration (one epoch, the first pass).
-Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags);
+// Analyses one configuration (one epoch, the first pass). A shuffle of more than `drawn_shuffle_limit` samples is
+// counted, not drawn (Scenario::ids_drawn).
+Scenario analyze(const trace::LoaderCase& config, std::string label, std::string flags,
+                 std::int64_t drawn_shuffle_limit = kDrawnShuffleLimit);
 // The same, counts only (no ids): a shuffled permutation's counts come without drawing it (a fix quoted in a
 // warning, the Trainer's first epoch).
 Scenario analyze_counts(const trace::LoaderCase& config, std::string label, std::string flags);
@@ -188,6 +198,9 @@ std::vector<BinStatus> coverage_strip(const trace::LoaderCase& config, std::int6
 // epoch order per pass) when the ranks share an order and every pass is a plain prepared pass; by replaying
 // the whole job when that is small; otherwise the first pass only, with the reason in `note`.
 PassesSummary every_pass(const trace::LoaderCase& config, const Scenario& first);
+
+// "ids 3, 9-12, ...", or why a scenario names none (its shuffle was counted, not drawn).
+std::string ids_text(const Scenario& s, const IdRanges& ids, std::int64_t total);
 
 // "0-40, 63"
 std::string rank_ranges(const std::vector<std::int64_t>& ranks);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "mutation.hpp"
+
 namespace accel {
 
 void add_virtual_runs(std::vector<PositionRun>& runs, std::int64_t begin, std::int64_t end, std::int64_t samples,
@@ -72,7 +74,7 @@ CoverageCounts permutation_coverage_counts(const std::vector<PositionRun>& runs,
       c.max_times = std::max(c.max_times, s.times);
       if (s.times > 1) {
         c.repeated += width;
-        c.duplicated += width * (s.times - 1);
+        c.duplicated += width * (mutant(Mutation::PermutationCountsOneExtraYield) ? 1 : s.times - 1);
       }
     }
   }

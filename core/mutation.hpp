@@ -74,6 +74,7 @@ enum class Mutation {
   WorkerPlanShortBatchesFull,         // the worker plan counts a worker's short last batch as a full one
   HfPlanShardRunsShifted,             // the HF stream plan maps a shard's stream run one id too far
   WorkerPlanShortGroupsFull,          // the worker plan takes a dispatched batch holding a short worker batch as full
+  PermutationCountsOneExtraYield,     // a permutation's counts take a sample yielded k > 2 times as one extra yield
 };
 
 #ifdef ACCEL_SIM_MUTATIONS

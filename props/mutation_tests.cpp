@@ -115,6 +115,8 @@ ACCEL_MUTANT(WorkerPlanShortBatchesFull_Workers, WorkerPlanShortBatchesFull, wor
 ACCEL_MUTANT(WorkerPlanShortGroupsFull_Workers, WorkerPlanShortGroupsFull, worker_what_if_counts_equal_the_replay)
 ACCEL_MUTANT(HfShardPathIgnored_HfDatasets, HfShardPathIgnored, hf_shard_path_reads_every_example_once)
 ACCEL_MUTANT(HfPlanShardRunsShifted_HfDatasets, HfPlanShardRunsShifted, hf_stream_what_if_equals_the_replay)
+ACCEL_MUTANT(PermutationCountsOneExtraYield_WhatIf, PermutationCountsOneExtraYield,
+             undrawn_shuffle_counts_equal_the_replay)
 ACCEL_MUTANT(TrainerSkipIgnoresAccumulation_Trainer, TrainerSkipIgnoresAccumulation, trainer_same_shape_resume_is_exact)
 ACCEL_MUTANT(EmptyTrainLoaderTrains_Trainer, EmptyTrainLoaderTrains,
              trainer_epochs_have_nups_steps_with_a_short_last_one)

@@ -11,7 +11,7 @@
 namespace accel::props {
 
 void check_what_if_equals_replay(const trace::LoaderCase& lc, const std::vector<trace::RankRecord>& ranks,
-                                 std::int64_t n, bool lens) {
+                                 std::int64_t n, bool lens, IdOrder id_order) {
   std::vector<const std::vector<Batch>*> passes;
   for (const auto& r : ranks) {
     RC_PRE(!r.epochs.at(0).error.has_value());  // a pass that raises is the replay's to report
@@ -42,8 +42,19 @@ void check_what_if_equals_replay(const trace::LoaderCase& lc, const std::vector<
   }
   const CoverageDetail ids = counter.finish(32);  // what-if.cpp lists 32 runs of each
   const analysis::Scenario shown = analysis::analyze(lc, "", "");
-  RC_ASSERT(shown.coverage.duplicated_ids.ranges() == ids.duplicated_ids.ranges());
-  RC_ASSERT(shown.coverage.dropped_ids.ranges() == ids.dropped_ids.ranges());
+  if (id_order == IdOrder::Id) {
+    RC_ASSERT(shown.coverage.duplicated_ids.ranges() == ids.duplicated_ids.ranges());
+    RC_ASSERT(shown.coverage.dropped_ids.ranges() == ids.dropped_ids.ranges());
+  } else {
+    const auto listed = [&](const IdRanges& list, std::int64_t total, auto wanted) {
+      for (const IdRange& run : list.ranges()) {
+        for (SampleId id = run.first; id <= run.last; ++id) RC_ASSERT(wanted(times.at(static_cast<std::size_t>(id))));
+      }
+      if (!list.closed()) RC_ASSERT(list.count() == total);
+    };
+    listed(shown.coverage.duplicated_ids, want.repeated, [](std::int64_t t) { return t > 1; });
+    listed(shown.coverage.dropped_ids, want.dropped, [](std::int64_t t) { return t == 0; });
+  }
   const std::int64_t bins = std::min<std::int64_t>(n, 16);
   if (bins > 0) RC_ASSERT(analysis::coverage_strip(lc, bins) == coverage_bins(counter, bins));
 }

@@ -200,7 +200,11 @@ std::string coverage_svg(const analysis::Scenario& s) {
   os << "<svg class=\"chart\" id=\"coverage\" width=\"" << width << "\" height=\"" << height + 56
      << "\" role=\"img\" aria-label=\"coverage of the dataset\">";
   if (n == 0 || s.coverage_fractions.empty()) {
-    os << text(0, 20, n == 0 ? "no samples" : "coverage bins not computed") << "</svg>";
+    os << text(0, 20,
+               n == 0         ? "no samples"
+               : !s.ids_drawn ? "coverage bins not computed: the shuffle was not drawn (--draw-ids draws it)"
+                              : "coverage bins not computed")
+       << "</svg>";
     return os.str();
   }
   const auto& c = s.coverage.counts;

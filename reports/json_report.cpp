@@ -183,6 +183,7 @@ nlohmann::ordered_json render_json(const analysis::WhatIfReport& r) {
     o["duplicated"] = c.duplicated;
     o["repeated_samples"] = c.repeated;
     o["max_times_seen"] = c.max_times;
+    o["ids_drawn"] = s.ids_drawn;
     o["duplicated_ids"] = s.coverage.duplicated_ids.first_ids(32);
     o["duplicated_id_ranges"] = trace::id_ranges_json(s.coverage.duplicated_ids);
     o["dropped"] = c.dropped;

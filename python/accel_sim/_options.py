@@ -117,6 +117,7 @@ OPTIONS: Dict[str, _Spec] = {
     "eval_break_after": ("int", "--eval-break-after", ""),
     # Output besides the returned dict.
     "html": ("path", "--html", ""),
+    "draw_ids": ("on", "--draw-ids", ""),  # draw a shuffle of more than 10^8 samples to name its ids
 }
 
 # Options that only the what-if (not `trace`) reads.
@@ -124,7 +125,7 @@ WHAT_IF_ONLY = {
     "resume_at", "resume_at_step", "resume_with", "loop_set_epoch", "resume_ranks", "resume_batch_size",
     "resume_skip", "eval", "use_gather_object", "eval_break_after", "html", "resume_gradient_accumulation_steps",
     "ignore_data_skip", "eval_dataset_len", "per_device_eval_batch_size", "compute_metrics", "eval_use_gather_object",
-    "eval_do_concat_batches", "num_evaluations", "eval_lengths",
+    "eval_do_concat_batches", "num_evaluations", "eval_lengths", "draw_ids",
 }
 
 

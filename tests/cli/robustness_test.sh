@@ -38,7 +38,7 @@ sed 's/"case": "[^"]*"/"case": 5/' "$golden/map-n3-b3-l10-split-uneven-keep.json
 check "check --golden, case a number" 1 "DIFFERS      numbered.json: first divergence at case" "$bin" check --golden "$tmp/golden"
 # Under AddressSanitizer a failed operator new aborts instead of throwing bad_alloc: not checked there.
 if [ -z "${ACCEL_SIM_SANITIZED:-}" ]; then
-  check "dataset-len 1e12 shuffled" 2 "out of memory\|too large" "$bin" --dataset-len 1000000000000 --shuffle --ranks 2
+  check "dataset-len 1e12 shuffled, drawn" 2 "out of memory\|too large" "$bin" --dataset-len 1000000000000 --shuffle --ranks 2 --draw-ids
 fi
 check "launch nproc 2^62" 2 "nproc" "$bin" launch --nproc 4611686018427387904 --dataset-len 8
 
