@@ -1,6 +1,7 @@
 #include "release_upgrade.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 
 #include "analysis/eval_metrics.hpp"
 #include "analysis/resume_what_if.hpp"
+#include "analysis/what_if.hpp"
 #include "core/accelerate_release.hpp"
 #include "core/coverage.hpp"
 #include "core/error.hpp"
@@ -262,6 +264,68 @@ UpgradeReport upgrade_report(const UpgradeSide& from, const UpgradeSide& to, std
   if (from.resume && to.resume) compare(resume_label(*from.resume), resume_outcome(*from.resume), resume_outcome(*to.resume));
   if (from.metrics && to.metrics) {
     compare(metrics_label(*from.metrics), metrics_outcome(*from.metrics), metrics_outcome(*to.metrics));
+  }
+  return out;
+}
+
+std::int64_t upgrade_replay_positions(const trace::LoaderCase& config) {
+  const std::int64_t n = std::max(config.loader.dataset_len, config.loader.num_samples.value_or(0));
+  const std::int64_t epochs = std::max<std::int64_t>(config.epochs, 1);
+  return n > std::numeric_limits<std::int64_t>::max() / epochs ? std::numeric_limits<std::int64_t>::max() : n * epochs;
+}
+
+UpgradeReport upgrade_structure(const UpgradeSide& from, const UpgradeSide& to, std::vector<std::string> not_compared,
+                                const std::string& why) {
+  UpgradeReport out;
+  out.from = from.loader.prepare.release.name();
+  out.to = to.loader.prepare.release.name();
+  out.replayed = false;
+  add_rules(from.loader, to.loader, out);
+  out.not_compared = std::move(not_compared);
+  // Only where the what-if computes the pass without replaying it: the ranks share one order, no workers or streams.
+  const auto structural = [](const trace::LoaderCase& c) {
+    return !sim::ranks_shuffle_differently(c) && c.loader.workers.num_workers == 0 && !c.loader.hf_dataset &&
+           !c.loader.hf_map_shuffle_seed;
+  };
+  if (structural(from.loader) && structural(to.loader)) {
+    const Scenario a = analyze_counts(from.loader, "", "");
+    const Scenario b = analyze_counts(to.loader, "", "");
+    const auto failure = [](const Scenario& s) -> std::string {
+      if (s.rejected) return *s.rejected;
+      return s.iteration_error.value_or("");
+    };
+    if (failure(a) != failure(b)) {
+      out.changes.push_back({"job", "error: " + (failure(a).empty() ? "none" : failure(a)) + " -> " +
+                                        (failure(b).empty() ? "none" : failure(b))});
+    }
+    if (!a.rejected && !b.rejected) {
+      std::map<std::string, std::vector<std::int64_t>> steps;
+      for (std::size_t r = 0; r < std::min(a.batches_per_rank.size(), b.batches_per_rank.size()); ++r) {
+        if (a.batches_per_rank[r] != b.batches_per_rank[r]) {
+          steps["steps " + std::to_string(a.batches_per_rank[r]) + " -> " + std::to_string(b.batches_per_rank[r])]
+              .push_back(static_cast<std::int64_t>(r));
+        }
+      }
+      for (const auto& [what, ranks] : steps) {
+        out.changes.push_back(
+            {std::string(ranks.size() == 1 ? "rank " : "ranks ") + sim::rank_ranges(ranks) + ", epoch 0", what});
+      }
+      const CoverageCounts& ca = a.coverage.counts;
+      const CoverageCounts& cb = b.coverage.counts;
+      if (ca.repeated != cb.repeated) {
+        out.changes.push_back({"epoch 0", "samples seen more than once across the ranks " +
+                                              std::to_string(ca.repeated) + " -> " + std::to_string(cb.repeated)});
+      }
+      if (ca.dropped != cb.dropped) {
+        out.changes.push_back(
+            {"epoch 0", "samples no rank sees " + std::to_string(ca.dropped) + " -> " + std::to_string(cb.dropped)});
+      }
+    }
+    out.not_compared.insert(
+        out.not_compared.begin(),
+        "every rank's ids and order, the passes after the first, the resume and the evaluation: " + why);
+  } else {
+    out.not_compared.insert(out.not_compared.begin(), "every rank and pass, the resume and the evaluation: " + why);
   }
   return out;
 }

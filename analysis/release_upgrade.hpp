@@ -5,6 +5,7 @@
 // the uninterrupted job would have, and what gather_for_metrics hands the metric.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,16 @@ struct UpgradeReport {
   std::vector<UpgradeChange> changes;
   // A sample of the ids on each side where an order or the samples change: "rank 0, epoch 0: 456, 26, ... -> ...".
   std::vector<std::string> examples;
+  // false: the job was compared by its structure only (upgrade_structure), not replayed id by id.
+  bool replayed = true;
   bool nothing_changes() const noexcept { return changes.empty(); }
 };
+
+// The ids both releases' replays hold (every pass's positions, for the loader, the resume and the evaluation
+// alike); past kUpgradeReplayLimit the upgrade compares the structure instead, unless ids are asked for.
+std::int64_t upgrade_replay_positions(const trace::LoaderCase& config);
+// 2^22 positions: a 64-rank, 3-epoch job of 10^6 samples takes about 2 s and 400 MB to replay both sides of.
+inline constexpr std::int64_t kUpgradeReplayLimit = std::int64_t{1} << 22;
 
 // `from` and `to`: the same configuration (trace::parse_config) with prepare.release set to each release. Loader
 // families only (the what-if's configurations); raises std::invalid_argument for another.
@@ -55,6 +64,12 @@ UpgradeReport upgrade_report(const trace::LoaderCase& from, const trace::LoaderC
 // The same with the resume and the evaluation: each is compared when both sides have it. `not_compared` (why a
 // side has none) is carried into the report.
 UpgradeReport upgrade_report(const UpgradeSide& from, const UpgradeSide& to, std::vector<std::string> not_compared = {});
+
+// The upgrade of a job too large to replay (upgrade_replay_positions past the limit): the release rules that differ,
+// and each side's first pass from the loaders' structure (every rank's steps, the samples duplicated and never seen
+// across the ranks, where the ranks share an order); the rest goes to `not_compared` with `why`.
+UpgradeReport upgrade_structure(const UpgradeSide& from, const UpgradeSide& to, std::vector<std::string> not_compared,
+                                const std::string& why);
 
 // One release's resume, in one line: identical, not identical (how many samples trained again and never, in which
 // epochs), or the error the script meets.

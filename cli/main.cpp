@@ -424,7 +424,8 @@ std::optional<accel::trace::MetricsCase> upgrade_metrics(const accel::trace::Loa
 
 // accel-sim upgrade --from X --to Y [loader flags]: the configuration under both releases, and what changes per rank.
 int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flags, const std::string& config_path,
-                const accel::cli::ResumeFlags& resume_flags, std::int64_t grad_accum, const accel::cli::EvalFlags& eval) {
+                const accel::cli::ResumeFlags& resume_flags, std::int64_t grad_accum, const accel::cli::EvalFlags& eval,
+                bool draw_ids) {
   if (!flags.accelerate_version.empty()) {
     throw accel::trace::ConfigError("--accelerate-version: not with upgrade (--from X --to Y name the two releases)");
   }
@@ -473,7 +474,17 @@ int run_upgrade(const std::string& from, const std::string& to, LoaderFlags flag
   const accel::analysis::UpgradeSide before_side = side(from);
   const accel::analysis::UpgradeSide after_side = side(to);
   const accel::trace::LoaderCase& before = before_side.loader;
-  const auto report = accel::analysis::upgrade_report(before_side, after_side, not_compared);
+  const std::int64_t positions = std::max(accel::analysis::upgrade_replay_positions(before),
+                                          accel::analysis::upgrade_replay_positions(after_side.loader));
+  const auto report =
+      draw_ids || positions <= accel::analysis::kUpgradeReplayLimit
+          ? accel::analysis::upgrade_report(before_side, after_side, not_compared)
+          : accel::analysis::upgrade_structure(
+                before_side, after_side, not_compared,
+                "not replayed: each release's passes hold " + std::to_string(positions) +
+                    " sample positions (epochs x dataset_len), past " +
+                    std::to_string(accel::analysis::kUpgradeReplayLimit) +
+                    " (a replay of both releases costs about 2 s and 400 MB per 4 million); --draw-ids replays them");
   std::string job = (before.api == "accelerator" ? "Accelerator.prepare, " : "prepare_data_loader, ") +
                     std::to_string(before.prepare.num_processes) + (before.prepare.num_processes == 1 ? " rank, " : " ranks, ") +
                     std::to_string(before.loader.dataset_len) + " samples (" +
@@ -835,6 +846,7 @@ struct CommandLine {
   accel::cli::ResumeFlags upgrade_resume;
   accel::cli::EvalFlags upgrade_eval;
   std::int64_t upgrade_grad_accum = 1;
+  bool upgrade_draw_ids = false;
   CLI::App* compare_cmd = nullptr;
   bool compare_reference = false;
   std::string compare_config_path;
@@ -997,6 +1009,9 @@ struct CommandLine {
     upgrade_eval.add_to(*upgrade_cmd, /*with_switch=*/false);
     accel::cli::add_integer(*upgrade_cmd, "--grad-accum", upgrade_grad_accum,
                 "gradient accumulation steps (with --resume-at-step: the optimizer step's batches)");
+    upgrade_cmd->add_flag("--draw-ids", upgrade_draw_ids,
+                          "replay both releases id by id even past 2^22 positions (epochs x dataset_len); without it "
+                          "such a job is compared by its structure (the rules, the first pass's steps and counts)");
   }
   void add_compare_flags() {
     compare_cmd->add_flag("--reference", compare_reference,
@@ -1089,9 +1104,10 @@ int run_cli(int argc, char** argv) {
     if (*cl.upgrade_cmd) apply_launch_setup(cl.upgrade_flags, nullptr, *cl.upgrade_cmd);
     if (*cl.upgrade_cmd) {
       if (!cl.upgrade_config.empty())
-        refuse_alongside(*cl.upgrade_cmd, "--config", "the file's config is simulated as it is", {"--from", "--to"});
+        refuse_alongside(*cl.upgrade_cmd, "--config", "the file's config is simulated as it is",
+                         {"--from", "--to", "--draw-ids"});
       return run_upgrade(cl.upgrade_from, cl.upgrade_to, cl.upgrade_flags, cl.upgrade_config, cl.upgrade_resume,
-                         cl.upgrade_grad_accum, cl.upgrade_eval);
+                         cl.upgrade_grad_accum, cl.upgrade_eval, cl.upgrade_draw_ids);
     }
     if (*cl.run_cmd) apply_launch_setup(cl.run_loader, nullptr, *cl.run_cmd);
     if (*cl.launch_cmd) apply_launch_setup(cl.launch_loader, nullptr, *cl.launch_cmd);

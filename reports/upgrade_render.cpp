@@ -19,6 +19,11 @@ void render_upgrade(std::ostream& os, const analysis::UpgradeReport& r, const st
     os << "\n  not compared:\n";
     for (const std::string& why : r.not_compared) os << "    " << why << "\n";
   }
+  if (r.nothing_changes() && !r.replayed) {
+    os << "\nno change in what was compared (the first pass's steps and counts from the loaders' structure); the "
+          "rest was not compared (above)\n";
+    return;
+  }
   if (r.nothing_changes()) {
     os << "\nnothing changes: every rank gets the same batches, steps, errors and counters under both releases";
     os << (r.outcomes.empty() ? "\n" : ", and the resume and the metric come out the same\n");

@@ -17,6 +17,15 @@ json_field "4096 ranks x 1e9 shuffled, counted" "True" \
 json_field "a drawn shuffle names its ids" "True" \
   "j['scenarios'][0]['ids_drawn'] and len(j['scenarios'][0]['duplicated_ids']) == 4 * 4 - 10" \
   t "$bin" --ranks 4 --dataset-len 10 --batch-size 4 --shuffle --seed 7 --json
+# upgrade past 2^22 replayed positions compares the structure: 3 epochs x 10^7 samples = 30,000,000 positions.
+check_output "upgrade 64 x 1e7 x 3 epochs, structure" "not replayed: each release's passes hold 30000000 sample positions" \
+  t "$bin" upgrade --from 0.14.0 --to 1.15.0 --ranks 64 --dataset-len 10000000 --shuffle --epochs 3
+check_output "upgrade structure keeps the rules" "shuffle: 0.14.0: an unseeded torch.Generator()" \
+  t "$bin" upgrade --from 0.14.0 --to 1.15.0 --ranks 64 --dataset-len 10000000 --shuffle --epochs 3
+check_lacks "upgrade structure claims no sameness" "nothing changes" \
+  t "$bin" upgrade --from 1.15.0 --to 1.16.0 --ranks 64 --dataset-len 10000000 --epochs 3
+check_output "upgrade within the limit replays" "order changes, and with it the rank's samples" \
+  t "$bin" upgrade --from 0.14.0 --to 1.15.0 --ranks 4 --dataset-len 1000 --shuffle --epochs 3
 
 echo "scale: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
