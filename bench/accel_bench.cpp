@@ -11,11 +11,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <streambuf>
 #include <vector>
 
+#include "analysis/recorded_judgement.hpp"
+#include "analysis/release_upgrade.hpp"
 #include "analysis/what_if.hpp"
 #include "core/batch_sampler_shard.hpp"
 #include "core/hf_iterable_dataset.hpp"
@@ -39,6 +42,13 @@ trace::LoaderCase job(std::int64_t ranks, std::int64_t n, std::int64_t batch, bo
   if (shuffle) c.prepare.data_seed = 1;
   c.schedule = {trace::LoaderRole::Prepared};
   return c;
+}
+
+// The what-if with every shuffle drawn (--draw-ids): what the audits below measure is the drawn order.
+analysis::WhatIfOptions drawn() {
+  analysis::WhatIfOptions o;
+  o.drawn_shuffle_limit = std::numeric_limits<std::int64_t>::max();
+  return o;
 }
 
 // Every rank's epoch, batch by batch, written into one reused buffer: the cost of producing ids once the
@@ -268,6 +278,84 @@ void BM_Trace(benchmark::State& state) {
 }
 BENCHMARK(BM_Trace)->ArgName("family")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
+// Issue 48, one benchmark per family over N = 1e3-1e9 and R = 2-65,536 (batch 1), each as the CLI runs it.
+// The what-if: the configuration and every option it compares, sequential or shuffled (a seedable sampler; past
+// 10^8 samples the shuffle is counted, not drawn).
+void BM_ScaleWhatIf(benchmark::State& state) {
+  const trace::LoaderCase c = job(state.range(1), state.range(0), 1, state.range(2) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::what_if(c));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ScaleWhatIf)
+    ->ArgNames({"n", "ranks", "shuffle"})
+    ->ArgsProduct({{1'000, 1'000'000, 1'000'000'000}, {2, 256, 65'536}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// `trace`: every rank's ids, simulated and written as JSON (to a sink). Its output is N ids, so N stops at 1e7.
+void BM_ScaleTrace(benchmark::State& state) {
+  const trace::LoaderCase c = job(state.range(1), state.range(0), 1, true);
+  const trace::Json config = {{"api", "prepare_data_loader"}};
+  Discard sink;
+  std::ostream out(&sink);
+  for (auto _ : state) trace::write_trace(out, "bench", config, sim::simulate(c));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ScaleTrace)
+    ->ArgNames({"n", "ranks"})
+    ->ArgsProduct({{1'000, 100'000, 10'000'000}, {2, 256, 65'536}})
+    ->Unit(benchmark::kMillisecond);
+
+// `check --recorded`: a recording of 4 batches of 2 ids per rank (one epoch) judged against a dataset of N samples:
+// the cost follows the recording, not N.
+void BM_ScaleCheckRecorded(benchmark::State& state) {
+  const std::int64_t n = state.range(0), ranks = state.range(1);
+  trace::RecordedRun run;
+  run.name = "bench";
+  run.num_processes = ranks;
+  run.dataset_len = n;
+  for (std::int64_t r = 0; r < ranks; ++r) {
+    trace::RecordedRank rank;
+    rank.rank = r;
+    rank.loader_class = "DataLoaderShard";
+    rank.len = 4;
+    trace::RecordedPass pass;
+    for (std::int64_t j = 0; j < 4; ++j) pass.batches.push_back({(r * 8 + 2 * j) % n, (r * 8 + 2 * j + 1) % n});
+    rank.passes.push_back(std::move(pass));
+    run.ranks.push_back(std::move(rank));
+  }
+  const std::vector<std::string> requirements = {"no-duplicates", "no-drops", "lockstep", "len-consistent"};
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::judge_recorded(run, requirements));
+  state.SetItemsProcessed(state.iterations() * ranks * 8);
+}
+BENCHMARK(BM_ScaleCheckRecorded)
+    ->ArgNames({"n", "ranks"})
+    ->ArgsProduct({{1'000, 1'000'000, 1'000'000'000}, {2, 256, 65'536}})
+    ->Unit(benchmark::kMillisecond);
+
+// `upgrade --from 0.14.0 --to 1.15.0` of a shuffled job, 3 epochs: replayed id by id up to 2^22 positions (epochs x
+// N), compared by its structure past them (the CLI's choice, made here the same way). No resume or evaluation.
+void BM_ScaleUpgrade(benchmark::State& state) {
+  trace::LoaderCase c = job(state.range(1), state.range(0), 1, true);
+  c.prepare.use_seedable_sampler = false;
+  c.torch_manual_seed = 1;
+  c.epochs = 3;
+  c.schedule.assign(3, trace::LoaderRole::Prepared);
+  analysis::UpgradeSide from{c, std::nullopt, std::nullopt}, to = from;
+  from.loader.prepare.release = {0, 14, 0};
+  to.loader.prepare.release = {1, 15, 0};
+  const bool replay = analysis::upgrade_replay_positions(c) <= analysis::kUpgradeReplayLimit;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(replay ? analysis::upgrade_report(from, to)
+                                    : analysis::upgrade_structure(from, to, {}, ""));
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetLabel(replay ? "replayed" : "structure");
+}
+BENCHMARK(BM_ScaleUpgrade)
+    ->ArgNames({"n", "ranks"})
+    ->ArgsProduct({{1'000, 100'000, 1'000'000, 1'000'000'000}, {2, 64, 65'536}})
+    ->Unit(benchmark::kMillisecond);
+
 // The R=4096 x N=1e9, batch 32 what-if (its full coverage audit) in a child process: wall time and the
 // child's own peak RSS (wait4's rusage).
 void BM_Audit4096x1e9(benchmark::State& state) {
@@ -277,7 +365,7 @@ void BM_Audit4096x1e9(benchmark::State& state) {
     const auto start = std::chrono::steady_clock::now();
     const pid_t child = fork();
     if (child == 0) {
-      const auto report = analysis::what_if(c);
+      const auto report = analysis::what_if(c, drawn());
       _exit(report.scenarios.front().coverage.counts.duplicated == 79'360 ? 0 : 3);
     }
     int status = 0;
@@ -310,7 +398,7 @@ void BM_WhatIfIssue25(benchmark::State& state) {
     const auto start = std::chrono::steady_clock::now();
     const pid_t child = fork();
     if (child == 0) {
-      const auto report = analysis::what_if(c);
+      const auto report = analysis::what_if(c, drawn());
       _exit(report.scenarios.front().coverage.counts.duplicated == 1536 ? 0 : 3);
     }
     int status = 0;

@@ -18,13 +18,13 @@ LIMIT_S = 30.0
 # family -> (flags, largest N to try)
 FAMILIES = {
     "what-if, sequential": (["--batch-size", "8"], 10**9),
-    "what-if, shuffled (seedable)": (["--batch-size", "8", "--shuffle", "--use-seedable-sampler", "--seed", "1"], 10**8),
+    "what-if, shuffled (seedable)": (["--batch-size", "8", "--shuffle", "--use-seedable-sampler", "--seed", "1"], 10**9),
     "iterable, 8 strided workers": (["--dataset", "iterable", "--num-workers", "8", "--worker-split", "strided"], 10**9),
     "hf stream, 1024 shards, 4 workers": (["--dataset", "hf-iterable", "--num-shards", "1024", "--num-workers", "4"], 10**9),
     "Trainer": (["--api", "trainer", "--batch-size", "8"], 10**9),
     "Trainer, resumed at step 1": (["--api", "trainer", "--batch-size", "8", "--resume-at-step", "1"], 10**7),
     "resume what-if, shuffled": (["--batch-size", "8", "--shuffle", "--seed", "1", "--epochs", "3", "--resume-at", "1:1"], 10**6),
-    "upgrade 0.14.0 to 1.15.0, shuffled": (["upgrade", "--from", "0.14.0", "--to", "1.15.0", "--shuffle", "--epochs", "3"], 10**6),
+    "upgrade 0.14.0 to 1.15.0, shuffled": (["upgrade", "--from", "0.14.0", "--to", "1.15.0", "--shuffle", "--epochs", "3"], 10**9),
 }
 COLOURS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"]
 

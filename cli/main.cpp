@@ -894,10 +894,11 @@ struct CommandLine {
         ->check(accel::cli::non_empty("a comma-separated list of requirements"));
     app.add_option("--html", report_options.html_path, "also write the report as a self-contained HTML page")
         ->check(accel::cli::non_empty("a FILE"));
-    app.add_flag("--draw-ids", report_options.draw_ids,
-                 "draw a shuffle of more than 10^8 samples to name its duplicated and dropped ids and fill the "
-                 "coverage strip (10^9 samples: about 30 s and 4 GB); without it such a what-if gives exact counts "
-                 "and no ids");
+    app.add_flag(
+        "--draw-ids", report_options.draw_ids,
+        "draw a shuffle of more than 2^25 (33,554,432) samples to name its duplicated and dropped ids and fill the "
+        "coverage strip (10^9 samples: about 30 s and 4 GB); without it such a what-if gives exact counts "
+        "and no ids");
     app.option_defaults()->group("Training loop (with --scheduler)");
     training.add_to(app);
     app.option_defaults()->group("Resume what-if");

@@ -117,7 +117,7 @@ OPTIONS: Dict[str, _Spec] = {
     "eval_break_after": ("int", "--eval-break-after", ""),
     # Output besides the returned dict.
     "html": ("path", "--html", ""),
-    "draw_ids": ("on", "--draw-ids", ""),  # draw a shuffle of more than 10^8 samples to name its ids
+    "draw_ids": ("on", "--draw-ids", ""),  # draw a shuffle of more than 2^25 samples to name its ids
 }
 
 # Options that only the what-if (not `trace`) reads.
