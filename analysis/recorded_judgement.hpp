@@ -1,4 +1,4 @@
-// `accel-sim check --recorded DIR`: the CI gate judged on what a real job's ranks saw (accel_sim.record), not on a
+// `accel-sim check --recorded DIR`: the CI gate judged on what a real job's ranks saw (accelerate_sim.record), not on a
 // simulation, so it holds for pipelines accel-sim does not model. Each epoch is the union of its segments (a resumed
 // run's passes of the same epoch): a sample trained before the crash and again after the resume is a duplicate, one
 // neither before nor after is dropped. And `accel-sim diff --recorded DIR`: where the real job left the prediction.

@@ -25,7 +25,7 @@ for name, n in (("rec1e9", 10**9), ("rec2p40", 2**40)):
                   "modelled": True, "not_modelled": []}
         batches = [[0, 1], [4, 5]] if r == 0 else [[2, 3], [6, 7]]
         doc = {"case": "t", "family": "recorded", "config": config,
-               "reference": {"accelerate_version": "1.15.0", "recorder": "accel_sim.record"}, "error": None,
+               "reference": {"accelerate_version": "1.15.0", "recorder": "accelerate_sim.record"}, "error": None,
                "ranks": [{"rank": r, "loader_class": "DataLoaderShard", "len": 2, "epochs": [
                    {"epoch": 0, "segment": 0, "start_step": 0, "batches": batches, "complete": True}]}]}
         json.dump(doc, open(f"{tmp}/{name}/rank-{r}.json", "w"))

@@ -1,4 +1,4 @@
-"""What accel_sim.record costs per batch: a prepared loader iterated with and without it, in one process and in a
+"""What accelerate_sim.record costs per batch: a prepared loader iterated with and without it, in one process and in a
 2-process gloo group, an empty loop body (the worst case: in a real step the cost is the same microseconds, hidden
 behind the forward/backward pass).
 
@@ -8,7 +8,7 @@ Each configuration runs `--repeats` passes of each kind, interleaved (plain, rec
 the median: batches/s without and with record(), and the difference in µs per batch (the per-batch bookkeeping
 plus the JSON file written at each pass end, shared over the pass's batches). The 2-process run is started here
 with torchrun's environment (gloo on CPU, `accelerate launch --cpu`'s ACCELERATE_USE_CPU), rank 0 reports.
-Needs torch, Accelerate and accel_sim importable (from the checkout: tests/recorder/run_with_package.sh ROOT
+Needs torch, Accelerate and accelerate_sim importable (from the checkout: tests/recorder/run_with_package.sh ROOT
 build/accel-sim bench/record_overhead.py).
 """
 import argparse
@@ -36,7 +36,7 @@ def measure(args):
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
-    import accel_sim
+    import accelerate_sim
 
     acc = Accelerator()
     set_seed(0)
@@ -49,7 +49,7 @@ def measure(args):
             for kind in ("plain", "recorded"):
                 if torch.distributed.is_initialized():
                     torch.distributed.barrier()
-                it = prepared if kind == "plain" else accel_sim.record(prepared, os.path.join(out, f"r{rep}"))
+                it = prepared if kind == "plain" else accelerate_sim.record(prepared, os.path.join(out, f"r{rep}"))
                 t = time.perf_counter()
                 n = 0
                 for _ in it:
@@ -90,7 +90,7 @@ def main():
         env_base.pop(v, None)
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--dataset-len", str(args.dataset_len),
            "--batch-size", str(args.batch_size), "--repeats", str(args.repeats)]
-    print(f"accel_sim.record overhead: DataLoader(range({args.dataset_len}), batch_size={args.batch_size}, "
+    print(f"accelerate_sim.record overhead: DataLoader(range({args.dataset_len}), batch_size={args.batch_size}, "
           f"shuffle=True) prepared by Accelerate, empty loop body, median of {args.repeats} passes each")
     for n in (1, 2):
         port = str(free_port())

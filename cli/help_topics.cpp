@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/docs_pages.hpp"
 #include "trace/nearest_name.hpp"
 
 namespace accel::cli {
@@ -52,7 +53,8 @@ constexpr std::string_view kFindings =
     "  dropped-samples              warning  samples are never yielded in a pass\n"
     "  len-mismatch                 warning  len(dataloader) differs from the batches yielded\n"
     "  resume-past-end              note     the Trainer checkpoint is at or past max_steps (--api trainer)\n"
-    "  trainer-never-steps          error    an IterableDataset pass shorter than the accumulation: train() never returns\n"
+    "  trainer-never-steps          error    an IterableDataset pass shorter than the accumulation: train() never "
+    "returns\n"
     "  eval-loss-weighted           warning  Trainer's eval_loss weighs eval samples unequally (--eval-dataset-len)\n"
     "  eval-predictions-wrong       error    compute_metrics does not receive every eval sample once\n"
     "  eval-crash                   error    unequal eval batches abort gloo's all_gather of the logits\n"
@@ -72,13 +74,15 @@ constexpr std::string_view kFindings =
     "  resume-not-identical         warning  the restarted job trains on other samples than the uninterrupted one\n"
     "  inexact-metrics              warning  gather_for_metrics hands the metric duplicates or misses samples\n"
     "  unseeded-shuffle             note     the shuffle is not seeded (a warning when ranks shuffle differently)\n"
+    "  ids-not-drawn                note     a shuffle past 2^25 samples is counted, not drawn: no ids named "
+    "(--draw-ids)\n"
     "  ids-follow-global-generator  note     the shuffled ids depend on what drew from torch's generator before "
     "prepare\n"
     "  exact-alternative            note     a simulated option with every sample once and ranks in lock-step\n"
     "  fp16-skipped-steps           note     the fp16 loss scaler skips steps on overflow\n"
     "  warmup-unscaled              note     the warm-up counts scheduler steps, not optimizer steps\n"
     "  onecycle-guard               note     OneCycleLR would raise past its end; steps are guarded\n"
-    "Evidence keys per code: docs/report-json.md.\n";
+    "Evidence keys per code: accel-sim help findings --page (docs/report-json.md).\n";
 
 constexpr std::string_view kExitCodes =
     "Exit codes:\n"
@@ -120,15 +124,19 @@ constexpr std::array kTopics = {
           "docs/real-ranks.md"},
     Topic{"launch", "start N local real ranks and compare with the simulator", Shows::Command, "launch",
           "docs/real-ranks.md"},
-    Topic{"python", "the Python module: what_if, from_dataloader, trace, testing.assert_loader_matches", Shows::Text,
-          "The Python module (accel_sim) runs the same analyses in process and returns the --json report as a dict:\n"
-          "accel_sim.what_if(...) takes the command line's options by Accelerate's names (accel_sim.OPTIONS lists\n"
-          "them, accel_sim.flags(...) shows the equivalent flags), accel_sim.from_dataloader(dl, ...) reads a real\n"
-          "DataLoader (and torch's global generator), accel_sim.trace(...) returns the simulated trace, and\n"
-          "accel_sim.testing.assert_loader_matches(dl) fails a test when the prepared loader differs (in pytest:\n"
-          "the accel_sim fixture). Your own job: accel_sim.record(loader, DIR) writes what each rank received, and\n"
-          "python -m accel_sim.launch -n 2 train.py starts 2 local ranks (docs/recording.md).\n",
-          "docs/python.md"},
+    Topic{
+        "python", "the Python module: what_if, from_dataloader, trace, testing.assert_loader_matches", Shows::Text,
+        "The Python module (accelerate_sim) runs the same analyses in process and returns the --json report as a "
+        "dict:\n"
+        "accelerate_sim.what_if(...) takes the command line's options by Accelerate's names (accelerate_sim.OPTIONS "
+        "lists\n"
+        "them, accelerate_sim.flags(...) shows the equivalent flags), accelerate_sim.from_dataloader(dl, ...) reads a "
+        "real\n"
+        "DataLoader (and torch's global generator), accelerate_sim.trace(...) returns the simulated trace, and\n"
+        "accelerate_sim.testing.assert_loader_matches(dl) fails a test when the prepared loader differs (in pytest:\n"
+        "the accel_sim fixture). Your own job: accelerate_sim.record(loader, DIR) writes what each rank received, and\n"
+        "python -m accelerate_sim.launch -n 2 train.py starts 2 local ranks (docs/recording.md).\n",
+        "docs/python.md"},
     Topic{"limits", "what accel-sim refuses and does not model", Shows::Text,
           "What accel-sim does not model it refuses (exit 2, naming what is missing), never approximates:\n"
           "  distributed_type MEGATRON_LM; in from_dataloader, samplers other than Sequential/RandomSampler,\n"
@@ -165,8 +173,12 @@ void print_groups(const CLI::App& app, std::string_view groups, std::ostream& ou
 
 }  // namespace
 
-int print_help_topic(const CLI::App& app, const std::optional<std::string>& topic, std::ostream& out,
-                     std::ostream& err) {
+int print_help_topic(const CLI::App& app, const std::optional<std::string>& topic, std::ostream& out, std::ostream& err,
+                     bool page) {
+  if (page && !topic) {
+    err << "accel-sim: help --page: name a topic (accel-sim help lists them)\n";
+    return 2;
+  }
   if (!topic) {
     out << "Usage: accel-sim help TOPIC\n\nTopics:\n";
     for (const Topic& t : kTopics) {
@@ -184,6 +196,16 @@ int print_help_topic(const CLI::App& app, const std::optional<std::string>& topi
         << (nearest.empty() ? "" : "; did you mean " + nearest + "?") << " (accel-sim help lists them)\n";
     return 2;
   }
+  if (page) {
+    const auto pages = docs_pages();
+    const auto found = std::find_if(pages.begin(), pages.end(), [&](const DocsPage& p) { return p.path == t->page; });
+    if (t->page.empty() || found == pages.end()) {
+      err << "accel-sim: help " << t->name << " --page: this build has no page for the topic\n";
+      return 2;
+    }
+    out << found->text;
+    return 0;
+  }
   out << "accel-sim help " << t->name << ": " << t->summary << "\n\n";
   switch (t->shows) {
     case Shows::Command: {
@@ -198,7 +220,8 @@ int print_help_topic(const CLI::App& app, const std::optional<std::string>& topi
       out << t->what;
       break;
   }
-  if (!t->page.empty()) out << "More: " << t->page << "\n";
+  // The page is built in: a pip user has no docs/ folder.
+  if (!t->page.empty()) out << "More: accel-sim help " << t->name << " --page (" << t->page << ")\n";
   return 0;
 }
 

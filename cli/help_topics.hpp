@@ -14,9 +14,9 @@ class App;
 
 namespace accel::cli {
 
-// Prints the topic list (no topic) or one topic to `out` and returns 0; an unknown topic is an error on
-// `err` naming the nearest one, exit 2.
-int print_help_topic(const CLI::App& app, const std::optional<std::string>& topic, std::ostream& out,
-                     std::ostream& err);
+// Prints the topic list (no topic) or one topic to `out` and returns 0; with `page`, the topic's docs page as built
+// into the executable (cli/docs_pages.hpp). An unknown topic is an error on `err` naming the nearest one, exit 2.
+int print_help_topic(const CLI::App& app, const std::optional<std::string>& topic, std::ostream& out, std::ostream& err,
+                     bool page = false);
 
 }  // namespace accel::cli

@@ -34,7 +34,8 @@ class Capture {
 // Why a command line cannot run inside the host process, or an empty string.
 std::string refusal(const std::vector<std::string>& args) {
   for (const auto& a : args) {
-    if (a == "--version") return "--version: not available in-process (it ends the process); use accel_sim.version()";
+    if (a == "--version")
+      return "--version: not available in-process (it ends the process); use accelerate_sim.version()";
   }
   if (args.empty()) return "";
   const std::string& first = args.front();

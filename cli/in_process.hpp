@@ -1,4 +1,4 @@
-// The accel-sim command line run inside another process (the Python module accel_sim): the same cli_main the
+// The accel-sim command line run inside another process (the Python module accelerate_sim): the same cli_main the
 // executable runs, with std::cout and std::cerr captured into strings for the duration of the call.
 //
 // Only the subcommands that compute and print are allowed in-process: the what-if (no subcommand), `trace`,

@@ -859,6 +859,7 @@ struct CommandLine {
   CLI::App* help_cmd = nullptr;
   std::optional<std::string> help_topic;
   bool help_man = false;
+  bool help_page = false;
   CLI::App* completion_cmd = nullptr;
   std::string completion_shell;
   accel::cli::RankFlags launch_flags;
@@ -932,6 +933,8 @@ struct CommandLine {
     if (wanted("launch")) add_launch_flags();
     help_cmd = app.add_subcommand("help", "help by topic: `accel-sim help` lists the topics, `accel-sim help resume`");
     help_cmd->add_option("TOPIC", help_topic, "a topic (a command, a family of options, requirements, findings, ...)");
+    help_cmd->add_flag("--page", help_page,
+                       "print the topic's docs page (built into accel-sim: no source tree needed)");
     help_cmd->add_flag("--man", help_man, "print the manual page accel-sim.1 (roff): accel-sim help --man | man -l -");
     completion_cmd = app.add_subcommand(
         "completion", "print the shell completion script: source <(accel-sim completion bash) (docs/reference.md)");
@@ -956,7 +959,7 @@ struct CommandLine {
     diff_cmd->add_option("ACTUAL", actual_path, "actual trace (- for stdin)");
     diff_cmd
         ->add_option("--recorded", diff_recorded_dir,
-                     "a real job's recording (accel_sim.record): the first rank/epoch/step where it leaves the "
+                     "a real job's recording (accelerate_sim.record): the first rank/epoch/step where it leaves the "
                      "simulation of its configuration")
         ->check(accel::cli::non_empty("a DIR"));
     accel::cli::add_integer(*diff_cmd, "--rng-draws", diff_rng_draws,
@@ -975,7 +978,7 @@ struct CommandLine {
         ->check(accel::cli::non_empty("a DIR"));
     check_cmd
         ->add_option("--recorded", recorded_dir,
-                     "judge a real job's recording (DIR/rank-<r>.json from accel_sim.record) with --require")
+                     "judge a real job's recording (DIR/rank-<r>.json from accelerate_sim.record) with --require")
         ->check(accel::cli::non_empty("a DIR"));
     check_cmd
         ->add_option("--accelerate-versions,--accelerate_versions", check_releases,
@@ -1097,7 +1100,7 @@ int run_cli(int argc, char** argv) {
                                      : accel::cli::man_page(every.app));
     return 0;
   }
-  if (*cl.help_cmd) return accel::cli::print_help_topic(app, cl.help_topic, std::cout, std::cerr);
+  if (*cl.help_cmd) return accel::cli::print_help_topic(app, cl.help_topic, std::cout, std::cerr, cl.help_page);
   try {
     if (*cl.trace_cmd) apply_launch_setup(cl.trace_flags, &cl.trace_training, *cl.trace_cmd);
     if (*cl.check_cmd) apply_launch_setup(cl.check_flags, &cl.check_training, *cl.check_cmd);

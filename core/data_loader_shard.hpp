@@ -113,7 +113,7 @@ class DataLoaderShard {
   void set_synchronize_cuda_rng(bool on) noexcept { synchronize_cuda_rng_ = on; }
   bool has_synchronized_generator() const noexcept;
   // The seed of a map-style loader's synchronised sampler generator (synchronized_generator.initial_seed(), what
-  // accel_sim.record notes): prepare drew it from the process's generator. nullopt without one.
+  // accelerate_sim.record notes): prepare drew it from the process's generator. nullopt without one.
   std::optional<std::uint64_t> synchronized_generator_seed() const;
 
   // The process's default torch generator as far as this loader draws from it (torch.get_rng_state /

@@ -75,7 +75,8 @@ RecordedRun read_recorded_run(const std::string& dir) {
   }
   if (error) throw ConfigError("--recorded: cannot list " + dir + " (" + error.message() + ")");
   if (files.empty())
-    throw ConfigError("--recorded: no rank-<r>.json in " + dir + " (accel_sim.record(loader, DIR) writes one per rank)");
+    throw ConfigError("--recorded: no rank-<r>.json in " + dir +
+                      " (accelerate_sim.record(loader, DIR) writes one per rank)");
   RecordedRun run;
   bool first = true;
   for (const auto& [number, path] : files) {
@@ -83,8 +84,9 @@ RecordedRun read_recorded_run(const std::string& dir) {
     const Json doc = parse_text(read_input(file), file);
     if (!doc.is_object()) bad(file, "(top level)", "must be a JSON object (a recorded trace)");
     if (!doc.contains("family") || doc["family"] != "recorded")
-      bad(file, "family", "must be \"recorded\" (written by accel_sim.record), got " +
-                              (doc.contains("family") ? doc["family"].dump() : std::string("nothing")));
+      bad(file, "family",
+          "must be \"recorded\" (written by accelerate_sim.record), got " +
+              (doc.contains("family") ? doc["family"].dump() : std::string("nothing")));
     if (!doc.contains("config") || !doc["config"].is_object()) bad(file, "config", "must be an object");
     const Json& config = doc["config"];
     const std::int64_t world = integer_at(config, "num_processes", file, "config.", std::nullopt, 1);

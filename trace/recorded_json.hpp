@@ -1,4 +1,4 @@
-// Reading a recording directory (DIR/rank-<r>.json, written by accel_sim.record) into a RecordedRun. Every file
+// Reading a recording directory (DIR/rank-<r>.json, written by accelerate_sim.record) into a RecordedRun. Every file
 // must be a "recorded" trace of the same run and world size, one per rank; a missing rank, a broken file or a field
 // of the wrong type is a ConfigError naming the file and the field.
 #pragma once

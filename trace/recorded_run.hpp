@@ -1,4 +1,4 @@
-// A real job's recording (accel_sim.record, docs/recording.md): one file per rank, family "recorded", each the
+// A real job's recording (accelerate_sim.record, docs/recording.md): one file per rank, family "recorded", each the
 // accelerator family's trace restricted to that rank, with the passes of a resumed run appended as later segments of
 // the same epoch. Plain values; recorded_json reads a directory of them.
 #pragma once

@@ -1,4 +1,4 @@
-// accel_sim._core: the accel-sim command line, in-process. Python builds the argv (accel_sim/_options.py) and
+// accelerate_sim._core: the accel-sim command line, in-process. Python builds the argv (accelerate_sim/_options.py) and
 // reads the JSON the CLI prints, so options, validation, messages and the report are the CLI's own.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
@@ -21,7 +21,7 @@
 namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
-  m.doc() = "accel-sim's command line, run in-process (use the accel_sim package, not this module)";
+  m.doc() = "accel-sim's command line, run in-process (use the accelerate_sim package, not this module)";
   m.def(
       "run_cli",
       [](const std::vector<std::string>& args) {

@@ -1,5 +1,5 @@
 """One rank of test_testing.py's real gloo job (started by tests/recorder/launch.py with torchrun's environment):
-accel_sim.testing.assert_loader_matches on an Accelerator's default shuffled loader (its generator drawn at prepare,
+accelerate_sim.testing.assert_loader_matches on an Accelerator's default shuffled loader (its generator drawn at prepare,
 synchronised from rank 0 at every pass) and on an iterable loader with 2 workers and a strided split, then a wrong
 seed that must be caught. Prints one line per check; exits non-zero on any failure."""
 
@@ -14,7 +14,7 @@ from accelerate import Accelerator  # noqa: E402
 from accelerate.utils import set_seed  # noqa: E402
 from torch.utils.data import DataLoader, IterableDataset, TensorDataset, get_worker_info  # noqa: E402
 
-from accel_sim.testing import LoaderMismatch, assert_loader_matches  # noqa: E402
+from accelerate_sim.testing import LoaderMismatch, assert_loader_matches  # noqa: E402
 
 
 class Strided(IterableDataset):

@@ -1,4 +1,4 @@
-"""accel_sim.pytest_plugin in a pytest run of its own (a subprocess, as a user's suite runs it): the accel_sim fixture
+"""accelerate_sim.pytest_plugin in a pytest run of its own (a subprocess, as a user's suite runs it): the accel_sim fixture
 and marker under --strict-markers, and a planted wrong expectation that must fail with exit 1 and a report naming the
 first divergent rank / epoch / step with the ids, not a traceback through accel_sim. Where accel_sim is the installed
 wheel (the python_package test), the plugin must come from its pytest11 entry point; from a source tree it is
@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-import accel_sim
+import accelerate_sim
 
 ROOT = os.environ.get("ACCEL_SIM_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
@@ -31,12 +31,12 @@ def _entry_point_registered():
 
     eps = metadata.entry_points()
     group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
-    return any(ep.name == "accel_sim" and ep.value == "accel_sim.pytest_plugin" for ep in group)
+    return any(ep.name == "accelerate_sim" and ep.value == "accelerate_sim.pytest_plugin" for ep in group)
 
 
 def _installed():
-    """accel_sim is the one pip installed into this environment (not a source tree on PYTHONPATH)."""
-    return os.path.abspath(accel_sim.__file__).startswith(os.path.abspath(sys.prefix))
+    """accelerate_sim is the one pip installed into this environment (not a source tree on PYTHONPATH)."""
+    return os.path.abspath(accelerate_sim.__file__).startswith(os.path.abspath(sys.prefix))
 
 
 def _run_pytest(accelerate, tmp_path, body, *args):
@@ -44,9 +44,9 @@ def _run_pytest(accelerate, tmp_path, body, *args):
     test.write_text(HEADER + textwrap.dedent(body))
     paths = [os.path.dirname(os.path.dirname(accelerate.__file__)), os.path.join(ROOT, "golden", "reference")]
     if not _installed():
-        paths.insert(0, os.path.dirname(os.path.dirname(accel_sim.__file__)))
+        paths.insert(0, os.path.dirname(os.path.dirname(accelerate_sim.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    plugin = [] if _entry_point_registered() else ["-p", "accel_sim.pytest_plugin"]
+    plugin = [] if _entry_point_registered() else ["-p", "accelerate_sim.pytest_plugin"]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--strict-markers",
                           *plugin, *args, str(test)], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)
@@ -55,8 +55,8 @@ def _run_pytest(accelerate, tmp_path, body, *args):
 
 def test_the_installed_wheel_registers_the_entry_point():
     if not _installed():
-        pytest.skip("accel_sim runs from a source tree: no entry point to read (python_package installs the wheel)")
-    assert _entry_point_registered(), "no pytest11 entry point accel_sim = accel_sim.pytest_plugin"
+        pytest.skip("accelerate_sim runs from a source tree: no entry point to read (python_package installs the wheel)")
+    assert _entry_point_registered(), "no pytest11 entry point accelerate_sim = accelerate_sim.pytest_plugin"
 
 
 def test_fixture_and_marker_pass(accelerate, tmp_path):
@@ -88,7 +88,7 @@ def test_a_planted_mismatch_fails_readably(accelerate, tmp_path):
             accel_sim.assert_loader_matches(dl, even_batches=False)
 
         def test_called_directly():
-            from accel_sim.testing import assert_loader_matches
+            from accelerate_sim.testing import assert_loader_matches
             dl = prepare_data_loader(DataLoader(list(range(1001)), batch_size=8), num_processes=4, process_index=3)
             assert_loader_matches(dl, even_batches=False)
     ''')
@@ -101,7 +101,7 @@ def test_a_planted_mismatch_fails_readably(accelerate, tmp_path):
     line = max(i for i, text in enumerate(lines) if "assert_loader_matches(dl, even_batches=False)" in text) + 1
     assert f"test_user_suite.py:{line}: accel-sim: the prepared loader differs" in out, out  # the direct call's line
     assert "During handling" not in out, out
-    assert "accel_sim/testing.py" not in out and "Traceback" not in out, out  # no internals
+    assert "accelerate_sim/testing.py" not in out and "Traceback" not in out, out  # no internals
 
 
 def test_the_marker_is_registered(accelerate, tmp_path):

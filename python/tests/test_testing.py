@@ -1,4 +1,4 @@
-"""accel_sim.testing.assert_loader_matches on loaders prepared by the real Accelerate 1.15.0 (reference environment):
+"""accelerate_sim.testing.assert_loader_matches on loaders prepared by the real Accelerate 1.15.0 (reference environment):
 one process through Accelerator(), and several ranks simulated in one process with
 prepare_data_loader(..., num_processes=R, process_index=r) as Accelerate's own tests do."""
 
@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch.utils.data import DataLoader, IterableDataset, TensorDataset, get_worker_info  # noqa: E402
 
-import accel_sim  # noqa: E402
-from accel_sim.testing import LoaderMismatch, assert_loader_matches  # noqa: E402
+import accelerate_sim  # noqa: E402
+from accelerate_sim.testing import LoaderMismatch, assert_loader_matches  # noqa: E402
 
 ROOT = os.environ.get("ACCEL_SIM_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
@@ -129,15 +129,15 @@ def test_a_wrong_expectation_is_detected(accelerate):
 
 
 def test_not_modelled_is_refused(accelerate, accelerator):
-    with pytest.raises(accel_sim.NotModelled, match="not a loader prepared by Accelerate"):
+    with pytest.raises(accelerate_sim.NotModelled, match="not a loader prepared by Accelerate"):
         assert_loader_matches(DataLoader(list(range(4))))
     dl = accelerator.prepare(DataLoader(list(range(40)), batch_size=4))
     skipped = accelerator.skip_first_batches(dl, 2)
-    with pytest.raises(accel_sim.NotModelled, match="skip_first_batches"):
+    with pytest.raises(accelerate_sim.NotModelled, match="skip_first_batches"):
         assert_loader_matches(skipped)
     own = DataLoader(list(range(40)), batch_size=4, sampler=torch.utils.data.RandomSampler(
         list(range(40)), generator=torch.Generator().manual_seed(3)))
-    with pytest.raises(accel_sim.NotModelled, match="generator of its own"):
+    with pytest.raises(accelerate_sim.NotModelled, match="generator of its own"):
         assert_loader_matches(accelerator.prepare(own))
 
 
@@ -233,15 +233,15 @@ def test_a_wrong_worker_split_is_detected(accelerate):
     assert e.value.expected == [0, 1, 2] and e.value.actual == [0, 2, 4]
     # A split accel-sim does not model is refused, naming the modelled ones, not reported as a mismatch.
     (custom,) = _prepared(accelerate, 1, lambda: DataLoader(Split(23, "reversed"), batch_size=3, num_workers=2))
-    with pytest.raises(accel_sim.NotModelled, match="does not model: what its workers yield follows none of"):
+    with pytest.raises(accelerate_sim.NotModelled, match="does not model: what its workers yield follows none of"):
         assert_loader_matches(custom)
 
 
 def _gloo_env():
-    """PYTHONPATH for a process of its own: accel_sim as this one imports it, the reference Accelerate and shims."""
+    """PYTHONPATH for a process of its own: accelerate_sim as this one imports it, the reference Accelerate and shims."""
     import accelerate as acc
 
-    paths = [os.path.dirname(os.path.dirname(accel_sim.__file__)), os.path.dirname(os.path.dirname(acc.__file__)),
+    paths = [os.path.dirname(os.path.dirname(accelerate_sim.__file__)), os.path.dirname(os.path.dirname(acc.__file__)),
              os.path.join(ROOT, "golden", "reference")]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(paths + [os.environ.get("PYTHONPATH", "")]))
 

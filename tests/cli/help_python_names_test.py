@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""`accel-sim help python` names only what the Python package defines (issue 50: it advertised accel_sim.check).
+"""`accel-sim help python` names only what the Python package defines (issue 50: it advertised accelerate_sim.check).
 
-Every `accel_sim.NAME` (and `accel_sim.SUBMODULE.NAME`) in the help text must exist in python/accel_sim: the package
+Every `accelerate_sim.NAME` (and `accelerate_sim.SUBMODULE.NAME`) in the help text must exist in python/accelerate_sim: the package
 is imported from the checkout's sources with a stand-in for the compiled `_core` (which a CMake build does not make);
 where that import fails, the names are read statically from __init__.py (and the submodule's file).
   help_python_names_test.py ACCEL_SIM_EXE SOURCE_ROOT
@@ -40,12 +40,12 @@ def static_names(path):
 
 def make_resolver(package_dir):
     sys.path.insert(0, os.path.dirname(package_dir))
-    sys.modules["accel_sim._core"] = types.ModuleType("accel_sim._core")  # the compiled module's stand-in
+    sys.modules["accelerate_sim._core"] = types.ModuleType("accelerate_sim._core")  # the compiled module's stand-in
     try:
-        pkg = importlib.import_module("accel_sim")
+        pkg = importlib.import_module("accelerate_sim")
         assert os.path.dirname(os.path.abspath(pkg.__file__)) == os.path.abspath(package_dir), pkg.__file__
     except Exception as e:  # noqa: BLE001: fall back to reading the sources
-        print(f"note: importing accel_sim from {package_dir} failed ({e!r}); reading its names statically")
+        print(f"note: importing accelerate_sim from {package_dir} failed ({e!r}); reading its names statically")
 
         def resolve(parts):
             names = static_names(os.path.join(package_dir, "__init__.py"))
@@ -62,8 +62,8 @@ def make_resolver(package_dir):
         obj = pkg
         for i, part in enumerate(parts):
             if not hasattr(obj, part):
-                try:  # a submodule not imported yet (accel_sim.testing)
-                    obj = importlib.import_module(".".join(["accel_sim"] + parts[: i + 1]))
+                try:  # a submodule not imported yet (accelerate_sim.testing)
+                    obj = importlib.import_module(".".join(["accelerate_sim"] + parts[: i + 1]))
                     continue
                 except ImportError:
                     return False
@@ -76,17 +76,17 @@ def make_resolver(package_dir):
 def main():
     exe, root = sys.argv[1], sys.argv[2]
     out = subprocess.run([exe, "help", "python"], capture_output=True, text=True, check=True).stdout
-    named = sorted(set(re.findall(r"\baccel_sim((?:\.[A-Za-z_][A-Za-z0-9_]*)+)", out)))
+    named = sorted(set(re.findall(r"\baccelerate_sim((?:\.[A-Za-z_][A-Za-z0-9_]*)+)", out)))
     if not named:
-        print(f"FAIL: `accel-sim help python` names no accel_sim.X:\n{out}")
+        print(f"FAIL: `accel-sim help python` names no accelerate_sim.X:\n{out}")
         return 1
-    resolve = make_resolver(os.path.join(root, "python", "accel_sim"))
+    resolve = make_resolver(os.path.join(root, "python", "accelerate_sim"))
     missing = [n for n in named if not resolve(n.lstrip(".").split("."))]
     for n in named:
-        print(f"{'ok  ' if n not in missing else 'FAIL'} accel_sim{n}")
+        print(f"{'ok  ' if n not in missing else 'FAIL'} accelerate_sim{n}")
     if missing:
-        print(f"FAIL: `accel-sim help python` names {', '.join('accel_sim' + m for m in missing)}, which "
-              f"python/accel_sim does not define:\n{out}")
+        print(f"FAIL: `accel-sim help python` names {', '.join('accelerate_sim' + m for m in missing)}, which "
+              f"python/accelerate_sim does not define:\n{out}")
         return 1
     return 0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 30: `check --recorded DIR` judges a real job's recording (accel_sim.record's rank-<r>.json files) and
+# Issue 30: `check --recorded DIR` judges a real job's recording (accelerate_sim.record's rank-<r>.json files) and
 # `diff --recorded DIR` names where it leaves the simulation. The recordings here are written by this script with
 # planted faults (a sample trained twice across a resume, a rank with a batch more, a pass broken off), so each
 # expected verdict follows from how the files were built; the real recorder's files are judged in tests/recorder.
@@ -21,7 +21,7 @@ for r in range(world):
               "accelerator": {"split_batches": False, "dispatch_batches": False, "even_batches": True,
                               "use_seedable_sampler": False, "data_seed": None},
               "modelled": True, "not_modelled": []}
-    ref = {"accelerate_version": "1.15.0", "recorder": "accel_sim.record"}
+    ref = {"accelerate_version": "1.15.0", "recorder": "accelerate_sim.record"}
     if seed != "none":
         ref["torch_initial_seed"] = int(seed)
     eps = eval(passes)(r)
@@ -71,7 +71,7 @@ PY
 exits "an unseeded shuffle is not predicted" 3 "not compared: the recording does not say how torch was seeded" "$bin" diff --recorded "$tmp/shuf"
 
 # The recording's own releases (issue 45/51): golden/cases-releases/0.28.0/rel-accel-shuffle-n2-b1-l1001-s42.json, a
-# real 2-process recording on Accelerate 0.28.0 and torch 1.13 (set_seed(42)), rewritten as accel_sim.record's rank
+# real 2-process recording on Accelerate 0.28.0 and torch 1.13 (set_seed(42)), rewritten as accelerate_sim.record's rank
 # files. Predicted by 0.28.0's rules it is identical; the same ids said to come from 1.15.0 differ at step 0 (1.15
 # seeds the shuffle's generator from the global one, 0.28 draws from each rank's global generator); a release
 # accel-sim does not model is not compared (exit 3), never answered with another release's rules.
@@ -89,7 +89,7 @@ for r in src["ranks"]:
     eps = [{"epoch": e["epoch"], "segment": 0, "start_step": 0, "batches": e["batches"], "complete": True}
            for e in r["epochs"]]
     ref = {"accelerate_version": version, "torch": src["reference"]["torch"], "torch_initial_seed": 42,
-           "recorder": "accel_sim.record"}
+           "recorder": "accelerate_sim.record"}
     doc = {"case": "t", "family": "recorded", "config": cfg, "reference": ref, "error": None,
            "ranks": [{"rank": r["rank"], "loader_class": "DataLoaderShard", "len": r["len"], "epochs": eps}]}
     json.dump(doc, open(os.path.join(out, f"rank-{r['rank']}.json"), "w"))

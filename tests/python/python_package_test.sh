@@ -63,15 +63,17 @@ if ! "$build_venv/bin/pip" wheel -q --no-build-isolation --no-deps --no-index -w
   exit 1
 fi
 end=$(date +%s.%N)
-wheel=$(ls "$work"/wheels/accel_sim-*.whl)
+wheel=$(ls "$work"/wheels/accelerate_sim-*.whl)
 echo "python: wheel $(basename "$wheel"): $(stat -c %s "$wheel") bytes, built in $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
 "$py" - "$wheel" <<'PY' || { echo "python: FAIL: the wheel's contents"; exit 1; }
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 print("python: wheel files:", ", ".join(n for n in names if not n.endswith((".dist-info/RECORD",))))
-assert not [n for n in names if "torch" in n.lower() or "gloo" in n.lower()], "LibTorch/gloo in the wheel"
+assert not [n for n in names if ("torch" in n.lower() or "gloo" in n.lower()) and not n.endswith("/torch113_shims.py")], \
+    "LibTorch/gloo in the wheel"
+assert "accelerate_sim/torch113_shims.py" in names, "no torch-1.13 import shims"
 assert any(n.endswith(".data/scripts/accel-sim") for n in names), "no accel-sim console script"
-assert any(n.startswith("accel_sim/_core.") for n in names), "no accel_sim._core"
+assert any(n.startswith("accelerate_sim/_core.") for n in names), "no accelerate_sim._core"
 PY
 "$venv/bin/pip" install -q --no-index --no-deps "$wheel" || { echo "python: FAIL: pip install of the wheel"; exit 1; }
 
@@ -79,12 +81,17 @@ PY
 cd "$work" || exit 1
 out=$("$venv/bin/accel-sim" --ranks 64 --dataset-len 1001) || { echo "python: FAIL: accel-sim console script"; exit 1; }
 echo "$out" | head -4
-dup=$("$venv/bin/python" -c "import accel_sim; print(accel_sim.what_if(num_processes=64, dataset_len=1001)['scenarios'][0]['duplicated'])")
+dup=$("$venv/bin/python" -c "import accelerate_sim; print(accelerate_sim.what_if(num_processes=64, dataset_len=1001)['scenarios'][0]['duplicated'])")
 [ "$dup" = "23" ] || { echo "python: FAIL: what_if(num_processes=64, dataset_len=1001) duplicated = '$dup', want 23"; exit 1; }
-echo "python: accel_sim.what_if(num_processes=64, dataset_len=1001) duplicated = $dup"
-"$venv/bin/python" -X importtime -c "import accel_sim" 2>&1 | tail -1 | sed 's/^/python: import time (us): /'
-"$venv/bin/python" -c "import sys, accel_sim; assert 'torch' not in sys.modules, 'import accel_sim imports torch'" ||
-  { echo "python: FAIL: import accel_sim imports torch"; exit 1; }
+echo "python: accelerate_sim.what_if(num_processes=64, dataset_len=1001) duplicated = $dup"
+# Issue 49: the help pages are built in (a pip user has no docs/), and the torch-1.13 shims import from the package.
+cmp -s <("$venv/bin/accel-sim" help resume --page) "$root/docs/resume.md" ||
+  { echo "python: FAIL: accel-sim help resume --page is not docs/resume.md"; exit 1; }
+"$venv/bin/python" -c "import accelerate_sim.torch113_shims as s; print('python: torch113_shims installed', s.SHIMS)" ||
+  { echo "python: FAIL: import accelerate_sim.torch113_shims"; exit 1; }
+"$venv/bin/python" -X importtime -c "import accelerate_sim" 2>&1 | tail -1 | sed 's/^/python: import time (us): /'
+"$venv/bin/python" -c "import sys, accelerate_sim; assert 'torch' not in sys.modules, 'import accelerate_sim imports torch'" ||
+  { echo "python: FAIL: import accelerate_sim imports torch"; exit 1; }
 
 ref_missing=0
 venv_ref="${ACCEL_SIM_REFERENCE_VENV:-$root/build/reference-venv}"

@@ -1,9 +1,9 @@
-"""A stand-in for accel_sim._core over the built `accel-sim` executable ($ACCEL_SIM_EXE), for the recorder tests when
+"""A stand-in for accelerate_sim._core over the built `accel-sim` executable ($ACCEL_SIM_EXE), for the recorder tests when
 no wheel is built (ctest -R python_package builds one; tests/recorder/run_with_package.sh prefers it).
 
 run_cli runs the same command line as the compiled module does in-process (the executable is the same CLI), and
 returns (exit_code, stdout, stderr). rng_state_draws is not offered by the executable: it raises ValueError, which
-accel_sim.from_dataloader turns into a warning (the ids then assume nothing was drawn after set_seed).
+accelerate_sim.from_dataloader turns into a warning (the ids then assume nothing was drawn after set_seed).
 """
 
 import os

@@ -1,4 +1,4 @@
-"""ctest recorder_plan (label recorder): python -m accel_sim.plan on Accelerate's examples/nlp_example.py loop shape
+"""ctest recorder_plan (label recorder): python -m accelerate_sim.plan on Accelerate's examples/nlp_example.py loop shape
 with stand-in data (tests/recorder/scripts/nlp_example_standin.py: nothing downloaded), on a script with a custom
 batch sampler (which plan must name), and on scripts that prepare nothing (exit 3); bad input exits 2. The real
 Accelerate 1.15.0 on Debian's torch 1.13 (the scripts run in plan's process, after golden/reference/shims.py)."""
@@ -20,7 +20,7 @@ def check(cond, what):
 
 def plan(*args):
     env = dict(os.environ, RANK="3", WORLD_SIZE="4")  # a launcher's variables: plan must drop them
-    p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accel_sim.plan", *args],
+    p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accelerate_sim.plan", *args],
                        capture_output=True, text=True, env=env, timeout=100)
     print(f"--- plan {' '.join(args)}: exit {p.returncode}\n{p.stdout[:6000]}{p.stderr[-3000:]}")
     return p
@@ -102,7 +102,7 @@ def main():
         for bad in ([noop], [noop, "--num-processes", "0"], [os.path.join(tmp, "missing.py"), "--num-processes", "2"],
                     ["--num-processes", "2"]):
             p = plan(*bad)
-            check(p.returncode == 2 and p.stderr.startswith("accel_sim.plan: "), f"bad input {bad}: exit 2")
+            check(p.returncode == 2 and p.stderr.startswith("accelerate_sim.plan: "), f"bad input {bad}: exit 2")
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -1,4 +1,4 @@
-"""ctest recorder_record (label recorder): accel_sim.record on real gloo groups of 1-4 processes (Accelerate 1.15.0
+"""ctest recorder_record (label recorder): accelerate_sim.record on real gloo groups of 1-4 processes (Accelerate 1.15.0
 on Debian's torch 1.13, tests/recorder/launch.py), map-style and iterable (key=), worker processes, a custom batch
 sampler, a resume appending to the same recording, and two planted mistakes. Every recorded file is checked against
 what the training loop itself received (tests/recorder/record_worker.py reads the ids from the batch contents),
@@ -48,7 +48,7 @@ def compare_rank(scenario, rec, got, r, phases):
     """The rank file against what the loop received in each phase (the passes, in order)."""
     c = rec["config"]
     check(rec["family"] == "recorded" and rec["error"] is None, f"{scenario} rank {r}: family/error")
-    check(rec["reference"]["recorder"] == "accel_sim.record" and rec["reference"]["accelerate_version"] == "1.15.0",
+    check(rec["reference"]["recorder"] == "accelerate_sim.record" and rec["reference"]["accelerate_version"] == "1.15.0",
           f"{scenario} rank {r}: reference {rec['reference']}")
     ranks = rec["ranks"]
     if not check(len(ranks) == 1 and ranks[0]["rank"] == r, f"{scenario} rank {r}: ranks {[x['rank'] for x in ranks]}"):

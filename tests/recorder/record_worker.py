@@ -1,5 +1,5 @@
 """One rank of a recorder test job (started by tests/recorder/launch.py with torchrun's environment, in a real gloo
-group when WORLD_SIZE > 1): runs SCENARIO's training-loop shape with accel_sim.record (or without it, --plain),
+group when WORLD_SIZE > 1): runs SCENARIO's training-loop shape with accelerate_sim.record (or without it, --plain),
 and writes what the loop itself received to OUT/received-<rank>.json, independently of the recorder: every sample
 of these datasets carries its own id, so the ids are read from the batch contents, and end_of_dataloader /
 remainder / len are read by the loop. The torch generator's state after the loop is written too (the recorder
@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader, Dataset, IterableDataset, Sampler
 from accelerate import Accelerator, DataLoaderConfiguration
 from accelerate.utils import set_seed
 
-import accel_sim
+import accelerate_sim
 
 
 class Ids(Dataset):
@@ -126,8 +126,8 @@ def main():
 
     if s.startswith("iterable") and not a.plain:
         try:
-            accel_sim.record(acc.prepare(DataLoader(Stream(4), batch_size=2)), os.path.join(a.out, "nokey"))
-        except accel_sim.NotModelled as exc:
+            accelerate_sim.record(acc.prepare(DataLoader(Stream(4), batch_size=2)), os.path.join(a.out, "nokey"))
+        except accelerate_sim.NotModelled as exc:
             received["no_key_error"] = str(exc)
         else:
             received["no_key_error"] = None
@@ -144,7 +144,7 @@ def main():
         seen = {"epoch": epoch, "start_step": start_step, "batches": [], "end_of_dataloader": [], "remainder": [],
                 "complete": False}
         received["epochs"].append(seen)
-        it = loader if a.plain else accel_sim.record(loader, rec_dir, key=key, accelerator=acc, **record_kwargs)
+        it = loader if a.plain else accelerate_sim.record(loader, rec_dir, key=key, accelerator=acc, **record_kwargs)
         for step, batch in enumerate(it):
             seen["batches"].append(ids_of(batch))
             seen["end_of_dataloader"].append(bool(loader.end_of_dataloader))

@@ -10,7 +10,7 @@ print what the page shows (tests/docs/docs_examples_test.py's rules: "..." lines
 Then what the page promises beyond its output:
 - the same job run a second time into the same folder gives the same `check --recorded` / `diff --recorded`
   verdicts as once (a new run replaces the old one), and a stale rank file of an older, larger run goes;
-- `python -m accel_sim.plan` of the script leaves no recording behind;
+- `python -m accelerate_sim.plan` of the script leaves no recording behind;
 - `accelerate launch --cpu --num_processes 2` (one process, whatever it is asked) makes the recorder warn;
 - the launcher's exit code is a failing rank's, and it stops the other ranks.
 
@@ -118,7 +118,7 @@ def main():
         stale["ranks"][0]["rank"] = 3
         with open(os.path.join(run1, "rank-3.json"), "w") as f:
             json.dump(stale, f)
-        code, out = sh("python -m accel_sim.launch -n 2 train.py", work, env)
+        code, out = sh("python -m accelerate_sim.launch -n 2 train.py", work, env)
         check(code == 0 and any("held an earlier run" in line and "replaces it" in line for line in out),
               "a second run into run1 says it replaces the earlier run", "\n".join(out[-20:]))
         check(sorted(os.listdir(run1)) == ["rank-0.json", "rank-1.json"], "the older run's rank-3.json is gone",
@@ -131,8 +131,8 @@ def main():
 
         # plan of the same script: stopped before the first batch, nothing recorded.
         shutil.rmtree(run1)
-        code, out = sh("python -m accel_sim.plan train.py --num-processes 2", work, env)
-        check(code == 0, "python -m accel_sim.plan train.py exits 0", "\n".join(out[-20:]))
+        code, out = sh("python -m accelerate_sim.plan train.py --num-processes 2", work, env)
+        check(code == 0, "python -m accelerate_sim.plan train.py exits 0", "\n".join(out[-20:]))
         check(not os.path.exists(os.path.join(run1, "rank-0.json")), "plan leaves no recording in run1",
               str(os.listdir(run1)) if os.path.isdir(run1) else "")
 
@@ -140,17 +140,17 @@ def main():
         # (`accelerate launch` is accelerate.commands.launch's main; its `accelerate` entry point also imports
         # huggingface_hub, which the reference venv lacks.)
         code, out = sh("python -m accelerate.commands.launch --cpu --num_processes 2 train.py", work, env)
-        check(code == 0 and any("asked for 2 processes" in line and "accel_sim.launch -n 2" in line for line in out),
+        check(code == 0 and any("asked for 2 processes" in line and "accelerate_sim.launch -n 2" in line for line in out),
               "accelerate launch --cpu --num_processes 2: the recorder warns the world is 1", "\n".join(out[-20:]))
         with open(os.path.join(run1, "rank-0.json")) as f:
             check(json.load(f)["config"]["num_processes"] == 1, "... and records the one process it ran")
 
         # resume=: True appends whatever the pass, False replaces even a resume; the default decides by the pass.
         with open(os.path.join(work, "plain.py"), "w") as f:
-            f.write("import sys\nfrom torch.utils.data import DataLoader\nimport accel_sim\n"
+            f.write("import sys\nfrom torch.utils.data import DataLoader\nimport accelerate_sim\n"
                     "resume = {'yes': True, 'no': False, 'auto': None}[sys.argv[1]]\n"
                     "start = int(sys.argv[2])\n"
-                    "for b in accel_sim.record(DataLoader(range(6), batch_size=2), 'plain', resume=resume, "
+                    "for b in accelerate_sim.record(DataLoader(range(6), batch_size=2), 'plain', resume=resume, "
                     "start_step=start):\n    pass\n")
 
         def segments():
@@ -167,13 +167,13 @@ def main():
         with open(os.path.join(work, "fail.py"), "w") as f:
             f.write("import os, sys, time\nif os.environ['RANK'] == '0':\n    sys.exit(3)\ntime.sleep(600)\n")
         t = time.time()
-        code, out = sh("python -m accel_sim.launch -n 2 --grace 1 fail.py", work, env, timeout=60)
+        code, out = sh("python -m accelerate_sim.launch -n 2 --grace 1 fail.py", work, env, timeout=60)
         check(code == 3 and time.time() - t < 30 and any("rank 0 exited with 3" in line for line in out),
               f"launch: rank 0 exits 3, the launch exits {code} and stops rank 1 ({time.time() - t:.1f} s)",
               "\n".join(out))
-        code, out = sh("python -m accel_sim.launch -n 0 train.py", work, env)
+        code, out = sh("python -m accelerate_sim.launch -n 0 train.py", work, env)
         check(code == 2 and any("-n/--nproc" in line for line in out), "launch -n 0: exit 2 naming -n", "\n".join(out))
-        code, out = sh("python -m accel_sim.launch -n 2 no_such.py", work, env)
+        code, out = sh("python -m accelerate_sim.launch -n 2 no_such.py", work, env)
         check(code == 2 and any("no_such.py: no such file" in line for line in out), "launch of a missing script: 2",
               "\n".join(out))
     finally:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a recorder test (tests/recorder/*.py) with build/reference-venv's python (Debian's torch 1.13 + Accelerate
-# 1.15.0) and this checkout's accel_sim .py files. The compiled accel_sim._core comes from the wheel that
+# 1.15.0) and this checkout's accelerate_sim .py files. The compiled accelerate_sim._core comes from the wheel that
 # ctest -R python_package builds (build/python-package/wheelhouse) when it is there; otherwise from
 # tests/recorder/core_via_cli.py over the built accel-sim executable (the same CLI), which the output says.
 # 77 (Skipped) without the reference venv or without either.
@@ -16,19 +16,19 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys; sys.path.
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-wheel=$(ls "$root"/build/python-package/wheelhouse/accel_sim-*.whl 2>/dev/null | head -1 || true)
+wheel=$(ls "$root"/build/python-package/wheelhouse/accelerate_sim-*.whl 2>/dev/null | head -1 || true)
 if [ -n "$wheel" ] && "$venv/bin/python" -m zipfile -e "$wheel" "$tmp" 2>/dev/null; then
-  echo "accel_sim._core: the compiled module of $wheel"
+  echo "accelerate_sim._core: the compiled module of $wheel"
 else
   if [ ! -x "$exe" ]; then
-    echo "SKIP: neither an accel_sim wheel nor the accel-sim executable ($exe)"
+    echo "SKIP: neither an accelerate_sim wheel nor the accel-sim executable ($exe)"
     exit 77
   fi
-  mkdir -p "$tmp/accel_sim"
-  cp "$(dirname "$0")/core_via_cli.py" "$tmp/accel_sim/_core.py"
-  echo "accel_sim._core: tests/recorder/core_via_cli.py over $exe (no wheel built)"
+  mkdir -p "$tmp/accelerate_sim"
+  cp "$(dirname "$0")/core_via_cli.py" "$tmp/accelerate_sim/_core.py"
+  echo "accelerate_sim._core: tests/recorder/core_via_cli.py over $exe (no wheel built)"
 fi
-cp "$root"/python/accel_sim/*.py "$tmp/accel_sim/"
+cp "$root"/python/accelerate_sim/*.py "$tmp/accelerate_sim/"
 export ACCEL_SIM_EXE="$exe" ACCEL_SIM_SOURCE_DIR="$root" PYTHONPATH="$tmp:$root/golden/reference" \
   ACCEL_SIM_TEST_TMP="$tmp" ACCEL_SIM_PYTHON="$venv/bin/python" HF_HUB_OFFLINE=1
 "$venv/bin/python" "$@"

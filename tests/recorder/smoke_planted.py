@@ -1,4 +1,4 @@
-"""python -m accel_sim.smoke with a planted mistake on rank 1: its BatchSamplerShard is built with even_batches=False
+"""python -m accelerate_sim.smoke with a planted mistake on rank 1: its BatchSamplerShard is built with even_batches=False
 (the other ranks keep the default), so rank 1's last batch differs from what the simulation predicts."""
 import os
 import runpy
@@ -15,5 +15,5 @@ if os.environ.get("RANK") == "1":
         original(self, *args, **kwargs)
 
     adl.BatchSamplerShard.__init__ = planted
-sys.argv = ["accel_sim.smoke"] + sys.argv[1:]
-runpy.run_module("accel_sim.smoke", run_name="__main__", alter_sys=True)
+sys.argv = ["accelerate_sim.smoke"] + sys.argv[1:]
+runpy.run_module("accelerate_sim.smoke", run_name="__main__", alter_sys=True)

@@ -1,4 +1,4 @@
-"""ctest recorder_smoke (label recorder): python -m accel_sim.smoke on real gloo groups (tests/recorder/launch.py,
+"""ctest recorder_smoke (label recorder): python -m accelerate_sim.smoke on real gloo groups (tests/recorder/launch.py,
 the environment torchrun / `accelerate launch --cpu` give), with Accelerate 1.15.0 on Debian's torch 1.13: verdict
 line and exit code for configurations the simulation must match, a planted mistake it must catch (rank 1 built
 with even_batches=False), one process under plain python, and bad input."""
@@ -23,7 +23,7 @@ def check(cond, what):
 
 def smoke(n, flags, wrapper="with_shims.py"):
     t = time.time()
-    args = [os.path.join(HERE, wrapper)] + (["accel_sim.smoke"] if wrapper == "with_shims.py" else []) + flags
+    args = [os.path.join(HERE, wrapper)] + (["accelerate_sim.smoke"] if wrapper == "with_shims.py" else []) + flags
     results = launch(n, args, timeout=100)
     codes = [c for c, _, _ in results]
     out = results[0][1]
@@ -53,14 +53,14 @@ def main():
     env = dict(os.environ)
     for v in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(v, None)
-    p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accel_sim.smoke", "--dataset-len", "10",
+    p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accelerate_sim.smoke", "--dataset-len", "10",
                         "--batch-size", "3", "--shuffle", "--set-seed", "5"], capture_output=True, text=True, env=env)
     print(f"  plain python: exit {p.returncode}: {p.stdout.strip()}")
     check(p.returncode == 0 and p.stdout.startswith(identical + "1 rank, 1 epoch, 4 batches"), f"one process: {p}")
     for bad in (["--batch-size", "0", "--dataset-len", "4"], ["--shuffle"], ["--dataset-len", "4", "--what"]):
-        p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accel_sim.smoke", *bad],
+        p = subprocess.run([sys.executable, os.path.join(HERE, "with_shims.py"), "accelerate_sim.smoke", *bad],
                            capture_output=True, text=True, env=env)
-        check(p.returncode == 2 and p.stderr.startswith("accel_sim.smoke: "), f"bad input {bad}: {p}")
+        check(p.returncode == 2 and p.stderr.startswith("accelerate_sim.smoke: "), f"bad input {bad}: {p}")
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

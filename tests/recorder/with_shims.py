@@ -1,5 +1,5 @@
 """Runs `python -m MODULE ARGS...` after golden/reference/shims.py (Accelerate 1.15 on Debian's torch 1.13), for the
-recorder tests: torchrun tests/recorder/with_shims.py accel_sim.smoke --dataset-len 10 ..."""
+recorder tests: torchrun tests/recorder/with_shims.py accelerate_sim.smoke --dataset-len 10 ..."""
 import runpy
 import sys
 

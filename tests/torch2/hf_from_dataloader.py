@@ -1,7 +1,7 @@
-"""accel_sim.from_dataloader on real HuggingFace datasets.IterableDataset loaders (issue 27), in the torch-2 reference
+"""accelerate_sim.from_dataloader on real HuggingFace datasets.IterableDataset loaders (issue 27), in the torch-2 reference
 environment (datasets 5.2, torch 2.15): what it reads of the dataset, what it asks for, what it refuses, and that
 the report it returns is the one the recorded real job (golden/cases-torch2/hf-shard-n4-s10x41-b2-e1.json) shows.
-Run by hf_from_dataloader_test.sh with accel_sim on sys.path; prints "N passed, M failed"."""
+Run by hf_from_dataloader_test.sh with accelerate_sim on sys.path; prints "N passed, M failed"."""
 import json
 import os
 import sys
@@ -11,7 +11,7 @@ import datasets
 import torch
 from datasets.distributed import split_dataset_by_node
 
-import accel_sim
+import accelerate_sim
 
 SIZES = [5, 3, 7, 2, 4, 6, 1, 3, 8, 2]
 GOLDEN = os.path.join(os.environ["ACCEL_SIM_SOURCE_DIR"], "golden", "cases-torch2")
@@ -34,7 +34,7 @@ def loader(ds, **kw):
 
 
 def test_unequal_shards_take_the_shard_path_as_recorded():
-    report = accel_sim.from_dataloader(loader(stream()), num_processes=4, dispatch_batches=False, shard_sizes=SIZES)
+    report = accelerate_sim.from_dataloader(loader(stream()), num_processes=4, dispatch_batches=False, shard_sizes=SIZES)
     hf = report["hf_dataset"]
     assert hf["path"] == "shard", hf
     assert hf["examples_per_rank"] == [15, 12, 4, 10], hf
@@ -48,24 +48,24 @@ def test_unequal_shards_take_the_shard_path_as_recorded():
 
 def test_shard_sizes_or_a_length_are_required():
     try:
-        accel_sim.from_dataloader(loader(stream()), num_processes=4)
-    except accel_sim.NotModelled as e:
+        accelerate_sim.from_dataloader(loader(stream()), num_processes=4)
+    except accelerate_sim.NotModelled as e:
         assert "shard_sizes=[...]" in str(e), e
     else:
         raise AssertionError("no NotModelled")
-    report = accel_sim.from_dataloader(loader(stream()), num_processes=4, dataset_len=40, dispatch_batches=False)
+    report = accelerate_sim.from_dataloader(loader(stream()), num_processes=4, dataset_len=40, dispatch_batches=False)
     assert report["hf_dataset"]["num_shards"] == 10
 
 
 def test_a_shuffle_needs_its_seed_and_reads_the_buffer():
     ds = stream().shuffle(seed=7, buffer_size=4)
     try:
-        accel_sim.from_dataloader(loader(ds), num_processes=2, shard_sizes=SIZES)
-    except accel_sim.NotModelled as e:
+        accelerate_sim.from_dataloader(loader(ds), num_processes=2, shard_sizes=SIZES)
+    except accelerate_sim.NotModelled as e:
         assert "hf_shuffle=SEED" in str(e), e
     else:
         raise AssertionError("no NotModelled")
-    report = accel_sim.from_dataloader(loader(ds), num_processes=2, shard_sizes=SIZES, hf_shuffle=7,
+    report = accelerate_sim.from_dataloader(loader(ds), num_processes=2, shard_sizes=SIZES, hf_shuffle=7,
                                        dispatch_batches=False)
     assert report["hf_dataset"]["shuffled"] is True
     assert "buffer_size=4" in report["order"], report["order"]
@@ -73,11 +73,11 @@ def test_a_shuffle_needs_its_seed_and_reads_the_buffer():
 
 def test_a_split_by_node_is_read():
     ds = split_dataset_by_node(stream([4, 4, 4, 4]), rank=0, world_size=2)
-    report = accel_sim.from_dataloader(loader(ds), shard_sizes=[4, 4, 4, 4], dispatch_batches=False)
+    report = accelerate_sim.from_dataloader(loader(ds), shard_sizes=[4, 4, 4, 4], dispatch_batches=False)
     assert report["hf_dataset"]["split_by_node"] is True and report["num_processes"] == 2, report["hf_dataset"]
     try:
-        accel_sim.from_dataloader(loader(ds), num_processes=4, shard_sizes=[4, 4, 4, 4])
-    except accel_sim.NotModelled as e:
+        accelerate_sim.from_dataloader(loader(ds), num_processes=4, shard_sizes=[4, 4, 4, 4])
+    except accelerate_sim.NotModelled as e:
         assert "split by node for 2 processes" in str(e), e
     else:
         raise AssertionError("no NotModelled")
@@ -85,15 +85,15 @@ def test_a_split_by_node_is_read():
 
 def test_an_unmodelled_pipeline_is_named():
     try:
-        accel_sim.from_dataloader(loader(stream().map(lambda ex: ex)), num_processes=2, shard_sizes=SIZES)
-    except accel_sim.NotModelled as e:
+        accelerate_sim.from_dataloader(loader(stream().map(lambda ex: ex)), num_processes=2, shard_sizes=SIZES)
+    except accelerate_sim.NotModelled as e:
         assert "MappedExamplesIterable" in str(e), e
     else:
         raise AssertionError("no NotModelled")
 
 
 def test_workers_are_read():
-    report = accel_sim.from_dataloader(loader(stream(), num_workers=2), num_processes=2, shard_sizes=SIZES,
+    report = accelerate_sim.from_dataloader(loader(stream(), num_workers=2), num_processes=2, shard_sizes=SIZES,
                                        dispatch_batches=False)
     assert report["input"]["num_workers"] == 2, report["input"]
 

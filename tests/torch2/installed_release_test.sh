@@ -14,12 +14,12 @@ venvs=("$base" "${ACCEL_SIM_REFERENCE_VENV_RELEASES:-$root/build}/reference-venv
 for v in "${venvs[@]}"; do
   [ -x "$v/bin/python" ] || { echo "SKIP: $v is missing (golden/reference/setup-torch2, setup-releases-torch2 1.16.0)"; exit 77; }
 done
-wheel=$(ls "$wheels"/accel_sim-*.whl 2>/dev/null | head -1 || true)
-[ -n "$wheel" ] || { echo "SKIP: no accel_sim wheel in $wheels (ctest -R python_package builds it)"; exit 77; }
+wheel=$(ls "$wheels"/accelerate_sim-*.whl 2>/dev/null | head -1 || true)
+[ -n "$wheel" ] || { echo "SKIP: no accelerate_sim wheel in $wheels (ctest -R python_package builds it)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "${venvs[0]}/bin/python" -m zipfile -e "$wheel" "$tmp/pkg"
-cp "$root"/python/accel_sim/*.py "$tmp/pkg/accel_sim/"
+cp "$root"/python/accelerate_sim/*.py "$tmp/pkg/accelerate_sim/"
 pass=0
 fail=0
 for v in "${venvs[@]}"; do

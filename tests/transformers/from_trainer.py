@@ -1,7 +1,7 @@
-"""accel_sim.from_trainer / from_training_args on real transformers.Trainer objects (issue 28), transformers 5.25 on
+"""accelerate_sim.from_trainer / from_training_args on real transformers.Trainer objects (issue 28), transformers 5.25 on
 CPU: the report is the CLI's for the same flags; a real one-process training run takes the optimizer steps, and
 trains the sample ids, the report and the trace say; what is not modelled is refused by name.
-Run by from_trainer_test.sh with accel_sim on sys.path; prints "N passed, M failed"."""
+Run by from_trainer_test.sh with accelerate_sim on sys.path; prints "N passed, M failed"."""
 import json
 import os
 import sys
@@ -9,7 +9,7 @@ import sys
 import torch
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
-import accel_sim
+import accelerate_sim
 
 OUT = os.environ["OUT_DIR"]
 passed = failed = 0
@@ -76,16 +76,16 @@ def args(**kw):
 n = 50000
 trainer = Trainer(model=Tiny(n), args=args(per_device_train_batch_size=16, gradient_accumulation_steps=4,
                                            num_train_epochs=3), train_dataset=Ids(n))
-report = accel_sim.from_trainer(trainer, num_processes=8, resume_from_checkpoint=100)
+report = accelerate_sim.from_trainer(trainer, num_processes=8, resume_from_checkpoint=100)
 flags = ["--api", "trainer", "--ranks", "8", "--dataset-len", "50000", "--per-device-batch-size", "16",
          "--grad-accum", "4", "--epochs", "3", "--resume-at-step", "100", "--use-cpu", "--json"]
-code, out, err = accel_sim.run_cli(flags)
+code, out, err = accelerate_sim.run_cli(flags)
 cli = json.loads(out)
 mine = {k: v for k, v in report.items() if k != "not_modelled"}
 check("from_trainer returns the CLI's report for the same job", code == 0 and mine == cli,
       json.dumps({k: (mine.get(k), cli.get(k)) for k in set(mine) | set(cli) if mine.get(k) != cli.get(k)})[:600])
 check("... which resumes exactly at step 100", report["resume"]["identical"] is True)
-moved = accel_sim.from_trainer(trainer, num_processes=8, resume_from_checkpoint="ckpt/checkpoint-100", resume_ranks=16)
+moved = accelerate_sim.from_trainer(trainer, num_processes=8, resume_from_checkpoint="ckpt/checkpoint-100", resume_ranks=16)
 check("on 16 processes the resume loses samples", moved["resume"]["identical"] is False
       and moved["resume"]["missing"]["count"] > 0, moved["resume"]["reasons"])
 check("TrainingArguments' defaults are read, not assumed", report["input"]["seed"] == 42
@@ -98,14 +98,14 @@ recorder = Steps()
 small = Trainer(model=Tiny(n), args=args(per_device_train_batch_size=2, gradient_accumulation_steps=3,
                                          num_train_epochs=2, seed=7, data_seed=11),
                 train_dataset=Ids(n), callbacks=[recorder])
-predicted = accel_sim.from_trainer(small)
-options = accel_sim.training_args_options(small.args, small.train_dataset)
+predicted = accelerate_sim.from_trainer(small)
+options = accelerate_sim.training_args_options(small.args, small.train_dataset)
 small.train()
 check("a real run takes the optimizer steps the report says", small.state.global_step ==
       predicted["job"]["optimizer_steps"] == predicted["job"]["last_global_step"],
       (small.state.global_step, predicted["job"]))
 config = {k: v for k, v in json.loads(json.dumps(predicted["input"])).items()}
-trace = accel_sim.trace({"case": "from-trainer", "family": "trainer", "config": config})
+trace = accelerate_sim.trace({"case": "from-trainer", "family": "trainer", "config": config})
 check("... and trains the ids the simulated trace has, step by step", trace["ranks"][0]["steps"] == recorder.steps,
       (trace["ranks"][0]["steps"][:2], recorder.steps[:2]))
 check("data_seed and seed reach the config", config["data_seed"] == 11 and config["seed"] == 7, config)
@@ -130,12 +130,12 @@ recorder = Steps()
 grouped = Trainer(model=Tiny(n), args=args(per_device_train_batch_size=2, gradient_accumulation_steps=2,
                                            num_train_epochs=2, train_sampling_strategy="group_by_length"),
                   train_dataset=Sized(n), data_collator=drop_input_ids, callbacks=[recorder])
-predicted = accel_sim.from_trainer(grouped)
+predicted = accelerate_sim.from_trainer(grouped)
 grouped.train()
 config = predicted["input"]
 check("group_by_length: the lengths come from input_ids", config["lengths"] == [(i * 7) % 11 + 1 for i in range(n)],
       config.get("lengths"))
-trace = accel_sim.trace({"case": "from-trainer-gbl", "family": "trainer", "config": config})
+trace = accelerate_sim.trace({"case": "from-trainer-gbl", "family": "trainer", "config": config})
 check("group_by_length: the real run trains the ids the trace has", trace["ranks"][0]["steps"] == recorder.steps,
       (trace["ranks"][0]["steps"][:2], recorder.steps[:2]))
 
@@ -154,23 +154,23 @@ n = 5
 recorder = Steps()
 streamed = Trainer(model=Tiny(n), args=args(per_device_train_batch_size=2, gradient_accumulation_steps=2, max_steps=4),
                    train_dataset=StreamIds(n), callbacks=[recorder])
-predicted = accel_sim.from_trainer(streamed, dataset_len=n)
+predicted = accelerate_sim.from_trainer(streamed, dataset_len=n)
 streamed.train()
 config = predicted["input"]
 check("an IterableDataset: the config says so", config.get("dataset_kind") == "iterable"
       and config.get("iterable_has_len") is False, config)
-trace = accel_sim.trace({"case": "from-trainer-iter", "family": "trainer", "config": config})
+trace = accelerate_sim.trace({"case": "from-trainer-iter", "family": "trainer", "config": config})
 check("an IterableDataset: the real run trains the ids the trace has (steps carry across passes)",
       trace["ranks"][0]["steps"] == recorder.steps, (trace["ranks"][0]["steps"], recorder.steps))
 
 # 2d. trainer.evaluate() on one process: the report's evaluation, and what the real call returns.
 evaluator = Trainer(model=Tiny(10), args=args(per_device_eval_batch_size=4), train_dataset=Ids(10),
                     eval_dataset=Ids(10))
-predicted = accel_sim.from_trainer(evaluator, num_processes=2)
+predicted = accelerate_sim.from_trainer(evaluator, num_processes=2)
 check("an eval dataset is simulated (2 processes: eval_loss weighs the padded batch)",
       predicted["not_modelled"] == [] and predicted["evaluation"]["dataset_len"] == 10
       and predicted["evaluation"]["exact"] is False, predicted.get("evaluation"))
-alone = accel_sim.from_trainer(evaluator)
+alone = accelerate_sim.from_trainer(evaluator)
 metrics = evaluator.evaluate()
 with torch.no_grad():
     per_sample = [float(evaluator.model(x=item["x"][None], labels=item["labels"][None])["loss"])
@@ -184,12 +184,12 @@ for name, kw, data in (("worker processes", dict(dataloader_num_workers=2), Ids(
                        ("fractional epochs", dict(num_train_epochs=1.5), Ids(10)),
                        ("an IterableDataset without dataset_len=", dict(max_steps=3), Stream())):
     try:
-        accel_sim.from_training_args(args(**kw), data)
+        accelerate_sim.from_training_args(args(**kw), data)
         check(f"{name} is refused", False, "no NotModelled")
-    except accel_sim.NotModelled as e:
+    except accelerate_sim.NotModelled as e:
         check(f"{name} is refused", True, str(e))
 check("an iterable eval dataset is named as not modelled",
-      accel_sim.from_training_args(args(), Ids(10), Stream())["not_modelled"][0].startswith("evaluation over Stream"))
+      accelerate_sim.from_training_args(args(), Ids(10), Stream())["not_modelled"][0].startswith("evaluation over Stream"))
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -1,6 +1,6 @@
 # A training script with something accel-sim does not model: a custom batch sampler (batches of similar lengths,
 # the usual bucketing trick) given to the DataLoader, prepared by Accelerate. Used by tests/recorder/plan_test.py:
-# `python -m accel_sim.plan` must name the batch sampler, and plan the loader it can read (the eval loader).
+# `python -m accelerate_sim.plan` must name the batch sampler, and plan the loader it can read (the eval loader).
 import sys
 
 import torch

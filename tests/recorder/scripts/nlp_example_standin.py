@@ -2,7 +2,7 @@
 # that nothing is downloaded: GLUE MRPC's sizes (3,668 train pairs, 408 validation) as random token ids, a tiny
 # classifier for bert-base-cased, and transformers' get_linear_schedule_with_warmup (the same functools.partial of
 # _get_linear_schedule_with_warmup_lr_lambda, copied here: transformers is not in the reference environment).
-# Used by tests/recorder/plan_test.py: `python -m accel_sim.plan nlp_example_standin.py --num-processes 8`.
+# Used by tests/recorder/plan_test.py: `python -m accelerate_sim.plan nlp_example_standin.py --num-processes 8`.
 import argparse
 import functools
 

@@ -1,6 +1,6 @@
-"""accel_sim.record: what every rank of a real job saw, written in the golden schema, one file per rank.
+"""accelerate_sim.record: what every rank of a real job saw, written in the golden schema, one file per rank.
 
-    for batch in accel_sim.record(prepared_loader, "run1"):
+    for batch in accelerate_sim.record(prepared_loader, "run1"):
         ...
 
 The wrapper yields exactly the loader's batches. For a map-style dataset the ids are the indices the (batch) sampler
@@ -91,12 +91,12 @@ def _warn_world(world: int) -> None:
         return
     if source.startswith("`accelerate launch --cpu"):
         hint = (f" (`accelerate launch --cpu` starts a single process whatever --num_processes says; `python -m "
-                f"accel_sim.launch -n {asked} SCRIPT` starts {asked} in one gloo group)")
+                f"accelerate_sim.launch -n {asked} SCRIPT` starts {asked} in one gloo group)")
     elif world == 1:
         hint = " (no process group yet: create the Accelerator before calling record())"
     else:
         hint = ""
-    print(f"accel_sim.record: warning: the launch asked for {asked} processes ({source}) but this process is in a "
+    print(f"accelerate_sim.record: warning: the launch asked for {asked} processes ({source}) but this process is in a "
           f"world of {world}: the recording holds {world} rank{'s' if world != 1 else ''}{hint}",
           file=sys.stderr, flush=True)
 
@@ -116,9 +116,9 @@ def _sampler_generator_seed(loader: Any) -> Optional[int]:
 
 
 def _planner_stopped(exc: BaseException) -> bool:
-    """Whether `python -m accel_sim.plan` stopped the script at this pass's start (its _Stop, raised by the prepared
+    """Whether `python -m accelerate_sim.plan` stopped the script at this pass's start (its _Stop, raised by the prepared
     loader's __iter__): no pass ran, so nothing is recorded."""
-    return type(exc).__qualname__ == "_Stop" and type(exc).__module__ in ("__main__", "accel_sim.plan")
+    return type(exc).__qualname__ == "_Stop" and type(exc).__module__ in ("__main__", "accelerate_sim.plan")
 
 
 def _mro_names(obj: Any) -> set:
@@ -323,7 +323,7 @@ def _reference() -> Dict[str, Any]:
     acc = sys.modules.get("accelerate")
     torch = sys.modules.get("torch")
     ref = {"accelerate_version": getattr(acc, "__version__", None), "torch": getattr(torch, "__version__", None),
-           "python": platform.python_version(), "recorder": "accel_sim.record"}
+           "python": platform.python_version(), "recorder": "accelerate_sim.record"}
     if torch is not None:
         # What the process seeded torch with (set_seed(s) makes it s): `accel-sim diff --recorded` simulates a shuffle
         # from it. Reading it draws nothing.
@@ -350,7 +350,7 @@ class _Recorder:
             with open(self.path) as f:
                 doc = json.load(f)
             if doc.get("family") != "recorded" or len(doc.get("ranks", [])) != 1:
-                raise ValueError(f"accel_sim.record: {self.path} is not a recording of one rank (family 'recorded')")
+                raise ValueError(f"accelerate_sim.record: {self.path} is not a recording of one rank (family 'recorded')")
             self.previous = doc
         atexit.register(self._at_exit)
 
@@ -368,8 +368,8 @@ class _Recorder:
             self.doc = self.previous
         else:
             self.replacing = True
-            # Said at the first write: a run stopped before its first pass (accel_sim.plan) replaces nothing.
-            self.replace_note = (f"accel_sim.record: {self.path} held an earlier run; this run starts at epoch {epoch} "
+            # Said at the first write: a run stopped before its first pass (accelerate_sim.plan) replaces nothing.
+            self.replace_note = (f"accelerate_sim.record: {self.path} held an earlier run; this run starts at epoch {epoch} "
                                  f"step {start_step}, so it replaces it (record(..., resume=True) appends instead)")
         self.previous = None
 
@@ -458,7 +458,7 @@ class _Recorder:
 
 
 class Recorded:
-    """What ``accel_sim.record`` returns: iterate it instead of the loader. Every other attribute (len, set_epoch,
+    """What ``accelerate_sim.record`` returns: iterate it instead of the loader. Every other attribute (len, set_epoch,
     end_of_dataloader, remainder, batch_size, ...) is the wrapped loader's."""
 
     def __init__(self, loader: Any, recorder: _Recorder, key: Optional[Callable[[Any], Any]], base: Any,
@@ -486,7 +486,7 @@ class Recorded:
         setattr(self._loader, name, value)
 
     def __repr__(self) -> str:
-        return f"accel_sim.record({self._loader!r}, {self._recorder.out_dir!r})"
+        return f"accelerate_sim.record({self._loader!r}, {self._recorder.out_dir!r})"
 
     def _epoch(self) -> int:
         it = vars(self._loader).get("iteration") if hasattr(self._loader, "__dict__") else None
@@ -540,7 +540,7 @@ class Recorded:
                     try:
                         batches.append(sink.popleft())
                     except IndexError:
-                        raise NotModelled(f"accel_sim.record: {_name(loader)} yielded a batch whose indices its "
+                        raise NotModelled(f"accelerate_sim.record: {_name(loader)} yielded a batch whose indices its "
                                           "sampler never handed out here: pass key=(batch -> list of ids)") from None
                 if has_state:
                     eods.append(bool(loader.end_of_dataloader))
@@ -574,16 +574,16 @@ def record(dataloader: Any, out_dir: "str | os.PathLike[str]", *, key: Optional[
     new run (epoch 0, step 0); ``resume=True`` / ``False`` decides it instead.
     """
     if key is not None and not callable(key):
-        raise TypeError(f"accel_sim.record: key must be a callable batch -> list of ids, got {type(key).__name__}")
+        raise TypeError(f"accelerate_sim.record: key must be a callable batch -> list of ids, got {type(key).__name__}")
     if start_step is not None and (not isinstance(start_step, int) or isinstance(start_step, bool) or start_step < 0):
-        raise ValueError(f"accel_sim.record: start_step must be an int >= 0, got {start_step!r}")
+        raise ValueError(f"accelerate_sim.record: start_step must be an int >= 0, got {start_step!r}")
     if resume is not None and not isinstance(resume, bool):
-        raise TypeError(f"accel_sim.record: resume must be True, False or None, got {resume!r}")
+        raise TypeError(f"accelerate_sim.record: resume must be True, False or None, got {resume!r}")
     if isinstance(dataloader, Recorded):
-        raise TypeError("accel_sim.record: the loader is already recorded")
+        raise TypeError("accelerate_sim.record: the loader is already recorded")
     base, why = _index_source(dataloader)
     if key is None and base is None:
-        raise NotModelled(f"accel_sim.record: {why}; pass key=(a callable batch -> list of sample ids), e.g. "
+        raise NotModelled(f"accelerate_sim.record: {why}; pass key=(a callable batch -> list of sample ids), e.g. "
                           "key=lambda batch: batch['id'].tolist()")
     out = os.path.abspath(os.fspath(out_dir))
     rank = _rank()

@@ -134,7 +134,7 @@ def _is_int(v: Any) -> bool:
 
 
 def _type_error(name: str, want: str, value: Any) -> TypeError:
-    return TypeError(f"accel_sim: option {name!r} must be {want}, got {value!r} ({type(value).__name__})")
+    return TypeError(f"accelerate_sim: option {name!r} must be {want}, got {value!r} ({type(value).__name__})")
 
 
 def _flags_for(name: str, value: Any) -> List[str]:
@@ -219,13 +219,13 @@ def close_options(name: str, known: List[str], n: int = 3) -> List[str]:
 
 def unknown_option_error(name: str, known: List[str], where: str) -> TypeError:
     """TypeError for an option `where` does not take: the close matches first, the full list only without one."""
-    head = f"accel_sim.{where}() got an unexpected option {name!r}"
+    head = f"accelerate_sim.{where}() got an unexpected option {name!r}"
     if name in OPTIONS:
         return TypeError(f"{head}: it is a what_if option, which {where}() does not take")
     close = close_options(name, known)
     if close:
         return TypeError(f"{head}: did you mean {' or '.join(repr(c) for c in close)}? "
-                         f"(accel_sim.OPTIONS lists all {len(known)} options)")
+                         f"(accelerate_sim.OPTIONS lists all {len(known)} options)")
     return TypeError(f"{head} (no close name; the {len(known)} options: {', '.join(sorted(known))})")
 
 

@@ -1,6 +1,6 @@
-"""accel_sim.testing: a guard for a test suite — the live prepared loader against the simulation.
+"""accelerate_sim.testing: a guard for a test suite — the live prepared loader against the simulation.
 
-    from accel_sim.testing import assert_loader_matches
+    from accelerate_sim.testing import assert_loader_matches
     dl = accelerator.prepare(DataLoader(dataset, batch_size=16, shuffle=True))
     assert_loader_matches(dl, steps=50)
 
@@ -204,7 +204,7 @@ def prepared_loader_options(dl: Any, **overrides: Any) -> Dict[str, Any]:
     kind = type(dl)  # the real class (DataLoaderAdapter reports the wrapped DataLoader's as __class__)
     if not issubclass(kind, (DataLoaderShard, DataLoaderDispatcher)):
         raise NotModelled(f"{_name(dl)} is not a loader prepared by Accelerate (DataLoaderShard or "
-                          "DataLoaderDispatcher): prepare it first, or use accel_sim.from_dataloader")
+                          "DataLoaderDispatcher): prepare it first, or use accelerate_sim.from_dataloader")
     if getattr(dl, "skip_batches", 0):
         raise NotModelled("a loader returned by skip_first_batches (skip_batches="
                           f"{dl.skip_batches}) is not checked by assert_loader_matches")

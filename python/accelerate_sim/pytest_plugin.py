@@ -1,4 +1,4 @@
-"""accel_sim.pytest_plugin: accel-sim in a pytest suite, registered through the ``pytest11`` entry point
+"""accelerate_sim.pytest_plugin: accel-sim in a pytest suite, registered through the ``pytest11`` entry point
 (pyproject.toml) so that installing the package is enough.
 
     @pytest.mark.accel_sim(steps=20, epochs=2)
@@ -9,9 +9,9 @@
 It owns the ``accel_sim`` fixture (an AccelSim: the loader checks and the what-if, with the test's marker options as
 defaults), the ``accel_sim`` marker (registered here, so --strict-markers accepts it), the ``--accel-sim-steps``
 option (caps every check's batches per pass) and the failure report: a LoaderMismatch, whether raised through the
-fixture or by accel_sim.testing.assert_loader_matches called directly, is reported as the first divergent rank /
-epoch / step with the expected and actual sample ids, not as a traceback through accel_sim's internals. Nothing here
-imports torch or accel_sim's core until a test uses them: the plugin loads in every pytest run of the environment.
+fixture or by accelerate_sim.testing.assert_loader_matches called directly, is reported as the first divergent rank /
+epoch / step with the expected and actual sample ids, not as a traceback through accelerate_sim's internals. Nothing here
+imports torch or accelerate_sim's core until a test uses them: the plugin loads in every pytest run of the environment.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class AccelSim:
         return merged
 
     def assert_loader_matches(self, prepared_dataloader: Any, **kwargs: Any) -> Dict[str, Any]:
-        """accel_sim.testing.assert_loader_matches on a loader Accelerate prepared; a mismatch fails the test with
+        """accelerate_sim.testing.assert_loader_matches on a loader Accelerate prepared; a mismatch fails the test with
         the first divergent rank / epoch / step, NotModelled fails it with what is not modelled."""
         from . import NotModelled
         from .testing import LoaderMismatch, assert_loader_matches
@@ -117,13 +117,13 @@ class AccelSim:
         return merged
 
     def what_if(self, **options: Any) -> Dict[str, Any]:
-        """accel_sim.what_if with the marker's options as defaults."""
+        """accelerate_sim.what_if with the marker's options as defaults."""
         from . import what_if
 
         return what_if(**self._sim_options(options))
 
     def from_dataloader(self, dataloader: Any, accelerator: Any = None, **options: Any) -> Dict[str, Any]:
-        """accel_sim.from_dataloader with the marker's options as defaults."""
+        """accelerate_sim.from_dataloader with the marker's options as defaults."""
         from . import from_dataloader
 
         return from_dataloader(dataloader, accelerator, **self._sim_options(options))
@@ -143,14 +143,14 @@ def accel_sim(request: Any) -> AccelSim:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any):
-    """A LoaderMismatch raised by accel_sim.testing.assert_loader_matches called directly: reported like the
+    """A LoaderMismatch raised by accelerate_sim.testing.assert_loader_matches called directly: reported like the
     fixture's (the test's line, then the divergence), unless a long traceback was asked for (--tb=long/native)."""
     outcome = yield
     report = outcome.get_result()
     excinfo = call.excinfo
     if excinfo is None or not report.failed or type(excinfo.value).__name__ != "LoaderMismatch":
         return
-    if type(excinfo.value).__module__ != "accel_sim.testing":
+    if type(excinfo.value).__module__ != "accelerate_sim.testing":
         return
     if item.config.getoption("tbstyle", "auto") in ("long", "native"):
         return

@@ -1,11 +1,11 @@
-"""accel_sim: what HuggingFace Accelerate's distributed data loading does on every rank, exactly.
+"""accelerate_sim: what HuggingFace Accelerate's distributed data loading does on every rank, exactly.
 
 The same C++ core as the ``accel-sim`` command line, run in-process: every function here builds the CLI's flags
-(``accel_sim._options``, the one mapping from Accelerate's option names) and calls the CLI's own entry point, so
+(``accelerate_sim._options``, the one mapping from Accelerate's option names) and calls the CLI's own entry point, so
 the options, their validation, the error messages and the JSON report are the CLI's (docs/report-json.md).
 
-    >>> import accel_sim
-    >>> accel_sim.what_if(num_processes=64, dataset_len=1001)["scenarios"][0]["duplicated"]
+    >>> import accelerate_sim
+    >>> accelerate_sim.what_if(num_processes=64, dataset_len=1001)["scenarios"][0]["duplicated"]
     23
 """
 
@@ -48,7 +48,7 @@ def run_cli(args: Sequence[str]) -> "tuple[int, str, str]":
     """Runs ``accel-sim ARGS...`` in-process and returns (exit_code, stdout, stderr), without raising.
     ``run``, ``launch``, ``compare`` and ``--version`` are refused (they fork, exec or exit): use the executable."""
     if isinstance(args, (str, bytes)):
-        raise TypeError("accel_sim.run_cli: give a list of arguments, not one string")
+        raise TypeError("accelerate_sim.run_cli: give a list of arguments, not one string")
     return _core.run_cli([os.fspath(a) for a in args])
 
 
@@ -89,7 +89,7 @@ def _run_json(args: List[str]) -> Dict[str, Any]:
 
 def flags(**options: Any) -> List[str]:
     """The accel-sim command-line flags for these options (what ``what_if`` runs), e.g. to print the equivalent
-    command: ``' '.join(['accel-sim'] + accel_sim.flags(num_processes=8, dataset_len=1001))``."""
+    command: ``' '.join(['accel-sim'] + accelerate_sim.flags(num_processes=8, dataset_len=1001))``."""
     return to_flags(options, where="flags")
 
 
@@ -98,7 +98,7 @@ def what_if(**options: Any) -> Dict[str, Any]:
 
     Options take Accelerate's names (``num_processes``, ``dataset_len``, ``batch_size``, ``split_batches``,
     ``even_batches``, ``drop_last``, ``shuffle``, ``use_seedable_sampler``, ``data_seed``, ``dispatch_batches``,
-    ``set_seed``, ...; the full list is ``accel_sim.OPTIONS``). By default it models
+    ``set_seed``, ...; the full list is ``accelerate_sim.OPTIONS``). By default it models
     ``Accelerator(...).prepare(dataloader)``; ``api="prepare_data_loader"`` models a direct call.
 
     Raises TypeError for an unknown option or a value of the wrong type, ConfigError with the CLI's message for a
@@ -114,15 +114,15 @@ def trace(config: Union[None, Dict[str, Any], str, "os.PathLike[str]"] = None, /
     the path of such a JSON file; or give the what-if options instead (``trace(num_processes=2, dataset_len=10)``).
     """
     if config is not None and options:
-        raise TypeError("accel_sim.trace(): give a config or options, not both")
+        raise TypeError("accelerate_sim.trace(): give a config or options, not both")
     if config is None:
         if not options:
-            raise TypeError("accel_sim.trace(): give a config (dict or path) or the options (dataset_len=..., ...)")
+            raise TypeError("accelerate_sim.trace(): give a config (dict or path) or the options (dataset_len=..., ...)")
         return _run_json(["trace"] + to_flags(options, allowed=lambda n: n not in WHAT_IF_ONLY, where="trace"))
     if isinstance(config, (str, os.PathLike)):
         return _run_json(["trace", "--config", os.fspath(config)])
     if not isinstance(config, dict):
-        raise TypeError(f"accel_sim.trace(): config must be a dict or a path, got {type(config).__name__}")
+        raise TypeError(f"accelerate_sim.trace(): config must be a dict or a path, got {type(config).__name__}")
     case = config if "config" in config else {"config": config}
     with tempfile.TemporaryDirectory(prefix="accel-sim-") as tmp:
         path = os.path.join(tmp, "case.json")
@@ -141,9 +141,9 @@ from ._trainer import from_trainer, from_training_args, training_args_options  #
 
 
 def __getattr__(name: str) -> Any:
-    # accel_sim.record (accel_sim/_record.py) is imported on first use.
+    # accelerate_sim.record (accelerate_sim/_record.py) is imported on first use.
     if name == "record":
         from ._record import record
 
         return record
-    raise AttributeError(f"module 'accel_sim' has no attribute {name!r}")
+    raise AttributeError(f"module 'accelerate_sim' has no attribute {name!r}")

@@ -1,7 +1,7 @@
-"""python -m accel_sim.launch: N local processes of a training script in one CPU (gloo) group, as torchrun sets them.
+"""python -m accelerate_sim.launch: N local processes of a training script in one CPU (gloo) group, as torchrun sets them.
 
-    python -m accel_sim.launch -n 2 train.py [script args...]
-    python -m accel_sim.launch -n 4 -m accel_sim.smoke --dataset-len 1001
+    python -m accelerate_sim.launch -n 2 train.py [script args...]
+    python -m accelerate_sim.launch -n 4 -m accelerate_sim.smoke --dataset-len 1001
 
 Why it exists: `accelerate launch --cpu --num_processes 2` starts one process (Accelerate hands `--cpu` to its
 single-process launcher whatever --num_processes says), and Debian's torch 1.13 torchrun fails on Python 3.11 before
@@ -47,7 +47,7 @@ def rank_environment(rank: int, nproc: int, port: int, run_id: str, base: Option
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m accel_sim.launch",
+        prog="python -m accelerate_sim.launch",
         description="Start N local processes of a script (or -m module) in one CPU gloo group, with torchrun's "
                     "environment and ACCELERATE_USE_CPU=true. Exit: the first failing rank's code; 2 bad usage.")
     p.add_argument("-n", "--nproc", "--num-processes", dest="nproc", type=int, required=True,
@@ -104,7 +104,7 @@ def run(nproc: int, command: Sequence[str], *, port: Optional[int] = None, grace
                 failed = bad[0]
                 code = codes[failed]
                 if any(c is None for c in codes):
-                    print(f"accel_sim.launch: rank {failed} exited with {code}; stopping the other ranks",
+                    print(f"accelerate_sim.launch: rank {failed} exited with {code}; stopping the other ranks",
                           file=sys.stderr, flush=True)
                     for p in procs:
                         if p.poll() is None:
@@ -142,7 +142,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error(f"--grace: must be >= 0, got {a.grace}")
     if a.module is None:
         if not args:
-            p.error("no script given (python -m accel_sim.launch -n N SCRIPT [ARGS...], or -m MODULE)")
+            p.error("no script given (python -m accelerate_sim.launch -n N SCRIPT [ARGS...], or -m MODULE)")
         if not os.path.isfile(args[0]):
             p.error(f"{args[0]}: no such file (the script to launch)")
     return run(a.nproc, _command(a.module, args), port=a.master_port, grace=a.grace)

@@ -1,15 +1,15 @@
-"""python -m accel_sim.plan train.py [script args...] --num-processes 64: plan a training script without editing it.
+"""python -m accelerate_sim.plan train.py [script args...] --num-processes 64: plan a training script without editing it.
 
 Runs the script in this process (sys.argv = [train.py, script args...]) on the CPU, with no process group (the
 launcher's variables RANK, WORLD_SIZE, ... are removed, CUDA_VISIBLE_DEVICES is emptied, ACCELERATE_USE_CPU is set),
 with these intercepted:
 
-- ``accelerate.Accelerator.prepare``: every torch DataLoader given to it is read as accel_sim.from_dataloader reads
+- ``accelerate.Accelerator.prepare``: every torch DataLoader given to it is read as accelerate_sim.from_dataloader reads
   it (with the Accelerator it came from, the latest set_seed, and torch's generator as it is right then), and so are
   the Accelerator's gradient_accumulation_steps and any lr scheduler given to it;
 - ``accelerate.utils.set_seed``: the seeds the script sets;
 - ``transformers.Trainer.train`` / ``evaluate`` (when the script imports transformers): the Trainer is read with
-  accel_sim.training_args_options (what from_trainer reads).
+  accelerate_sim.training_args_options (what from_trainer reads).
 
 The first iteration of a prepared loader (or Trainer.train / evaluate) stops the script, before the first training
 step; then, for each loader, the what-if at --num-processes is printed (the CLI's terminal report, and its command
@@ -31,7 +31,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Optional, Tuple
 
-USAGE = ("usage: python -m accel_sim.plan [--num-processes N] [--plan-epochs E] SCRIPT.py [script args...] "
+USAGE = ("usage: python -m accelerate_sim.plan [--num-processes N] [--plan-epochs E] SCRIPT.py [script args...] "
          "[--num-processes N] [--plan-epochs E]")
 
 
@@ -179,7 +179,7 @@ class _Plan:
     def on_prepare(self, accelerator: Any, args: Tuple[Any, ...], frame: Any) -> None:
         from torch.utils.data import DataLoader
 
-        import accel_sim
+        import accelerate_sim
 
         self.prepare_calls += 1
         for obj in args:
@@ -217,10 +217,10 @@ class _Plan:
 
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    entry["options"] = accel_sim.dataloader_options(obj, accelerator, num_processes=self.num_processes,
+                    entry["options"] = accelerate_sim.dataloader_options(obj, accelerator, num_processes=self.num_processes,
                                                                     **overrides)
                 entry["warnings"] = [str(w.message) for w in caught]
-            except accel_sim.NotModelled as exc:
+            except accelerate_sim.NotModelled as exc:
                 entry["not_modelled"] = str(exc)
             except Exception as exc:  # noqa: BLE001 - reported, the script goes on
                 entry["not_modelled"] = f"reading it raised {type(exc).__name__}: {exc}"
@@ -229,7 +229,7 @@ class _Plan:
     def on_trainer(self, trainer: Any, method: str, resume: Any) -> None:
         from ._trainer import training_args_options
 
-        import accel_sim
+        import accelerate_sim
 
         entry: Dict[str, Any] = {"method": method, "options": None, "not_modelled": None}
         try:
@@ -238,15 +238,15 @@ class _Plan:
                                                      resume_from_checkpoint=resume if resume else None)
             if getattr(trainer, "eval_dataset", None) is not None:
                 entry["eval"] = "the evaluation loop (eval_dataset) is not modelled for a Trainer"
-        except accel_sim.NotModelled as exc:
+        except accelerate_sim.NotModelled as exc:
             entry["not_modelled"] = str(exc)
         self.trainers.append(entry)
 
     # -- report -------------------------------------------------------------------------------------------------
     def report(self, script: str, outcome: str) -> str:
-        import accel_sim
+        import accelerate_sim
 
-        lines = [f"accel_sim.plan: {script}: {outcome}"]
+        lines = [f"accelerate_sim.plan: {script}: {outcome}"]
         for seed, device_specific in self.seeds:
             lines.append(f"  set_seed({seed}{', device_specific=True' if device_specific else ''})")
         # A scheduler is simulated with the first loader of the prepare call it was given to (the training loader).
@@ -289,12 +289,12 @@ class _Plan:
                              "scheduler); this loader is planned without a training loop")
             elif entry["gradient_accumulation_steps"] > 1:
                 accum_unsimulated.setdefault(entry["gradient_accumulation_steps"], []).append(label)
-            flags = accel_sim.flags(**opts)
+            flags = accelerate_sim.flags(**opts)
             shown = [("STATE_FILE" if f == opts.get("rng_state") else _quote(f)) for f in flags]
             lines.append("$ accel-sim " + " ".join(shown))
             if "rng_state" in opts:
                 lines.append("  (STATE_FILE: torch.get_rng_state().numpy().tobytes() as the script left it at prepare)")
-            code, out, err = accel_sim.run_cli(flags)
+            code, out, err = accelerate_sim.run_cli(flags)
             lines.append(out.rstrip("\n") if out.strip() else err.rstrip("\n"))
             for w in entry.get("warnings", []):
                 lines.append(f"note: {w}")
@@ -305,9 +305,9 @@ class _Plan:
                 lines.append(f"not modelled: {entry['not_modelled']}")
                 self.not_modelled.append(f"Trainer: {entry['not_modelled']}")
                 continue
-            flags = accel_sim.flags(**entry["options"])
+            flags = accelerate_sim.flags(**entry["options"])
             lines.append("$ accel-sim " + " ".join(_quote(f) for f in flags))
-            code, out, err = accel_sim.run_cli(flags)
+            code, out, err = accelerate_sim.run_cli(flags)
             lines.append(out.rstrip("\n") if out.strip() else err.rstrip("\n"))
             if entry.get("eval"):
                 self.not_modelled.append(entry["eval"])
@@ -450,7 +450,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(USAGE)
             print(__doc__)
             return 0
-        print(f"accel_sim.plan: {exc}\n{USAGE}", file=sys.stderr)
+        print(f"accelerate_sim.plan: {exc}\n{USAGE}", file=sys.stderr)
         return 2
     saved_env = dict(os.environ)
     for var in _LAUNCHER_VARS:
@@ -463,7 +463,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ImportError as exc:
         os.environ.clear()
         os.environ.update(saved_env)
-        print(f"accel_sim.plan: needs torch and Accelerate: {exc}", file=sys.stderr)
+        print(f"accelerate_sim.plan: needs torch and Accelerate: {exc}", file=sys.stderr)
         return 2
     plan = _Plan(num)
     undo = _install(plan)
@@ -497,7 +497,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not plan.loaders and not plan.trainers:
         for path in plan.temp_files:
             os.unlink(path)
-        print(f"accel_sim.plan: {script}: nothing to plan, no DataLoader was prepared (Accelerator.prepare) and "
+        print(f"accelerate_sim.plan: {script}: nothing to plan, no DataLoader was prepared (Accelerator.prepare) and "
               f"Trainer.train() was not called: {outcome}", file=sys.stderr)
         return 3
     try:

@@ -1,12 +1,12 @@
-"""python -m accel_sim.smoke: the real multi-process smoke run, with your own torch and Accelerate.
+"""python -m accelerate_sim.smoke: the real multi-process smoke run, with your own torch and Accelerate.
 
-    python -m accel_sim.launch -n 2 -m accel_sim.smoke --dataset-len 1001 --shuffle --set-seed 42   # CPU gloo
-    torchrun --nproc_per_node 4 -m accel_sim.smoke --dataset-len 100 --batch-size 8 --no-even-batches
-    python -m accel_sim.smoke --dataset-len 10                      # one process
+    python -m accelerate_sim.launch -n 2 -m accelerate_sim.smoke --dataset-len 1001 --shuffle --set-seed 42   # CPU gloo
+    torchrun --nproc_per_node 4 -m accelerate_sim.smoke --dataset-len 100 --batch-size 8 --no-even-batches
+    python -m accelerate_sim.smoke --dataset-len 10                      # one process
 
 Every rank builds an Accelerator and a DataLoader over range(dataset_len) as the flags say, prepares it for real,
-and iterates it through accel_sim.record into a temporary directory (or --out DIR); rank 0 then reads every rank's
-file, simulates the same configuration (accel_sim.trace) and compares rank by rank, epoch by epoch, batch by batch
+and iterates it through accelerate_sim.record into a temporary directory (or --out DIR); rank 0 then reads every rank's
+file, simulates the same configuration (accelerate_sim.trace) and compares rank by rank, epoch by epoch, batch by batch
 (ids, end_of_dataloader, remainder). It prints one verdict line, in the words of `accel-sim launch`:
 "identical to the simulator's prediction" (exit 0), "real ranks differ from the simulator: first divergence at ..."
 (exit 1); bad input exits 2. Every rank exits with rank 0's code (a launcher reports any non-zero exit as its own
@@ -57,7 +57,7 @@ def _non_negative(text: str) -> int:
 
 
 def parse(argv: List[str]) -> argparse.Namespace:
-    p = _Parser(prog="python -m accel_sim.smoke", description=__doc__.split("\n\n")[0])
+    p = _Parser(prog="python -m accelerate_sim.smoke", description=__doc__.split("\n\n")[0])
     p.add_argument("--dataset-len", "--dataset_len", type=_non_negative, required=True, help="samples: range(N)")
     p.add_argument("--batch-size", "--batch_size", type=_positive, default=1)
     p.add_argument("--dataset", choices=["map", "iterable"], default="map")
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> Tuple[int, str]:
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
-    import accel_sim
+    import accelerate_sim
     from ._dataloader import torch_version_option
 
     config: Dict[str, Any] = {}
@@ -205,8 +205,8 @@ def run(args: argparse.Namespace) -> Tuple[int, str]:
         if rank != 0:
             return 0, ""
         try:
-            simulated = accel_sim.trace(**opts)
-        except accel_sim.ConfigError as err:
+            simulated = accelerate_sim.trace(**opts)
+        except accelerate_sim.ConfigError as err:
             return 2, f"accel-sim: {err}"
         want = (simulated.get("error") or {}).get("type")
         if want == type(exc).__name__:
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> Tuple[int, str]:
                                      or type(prepared).__name__ == "DataLoaderDispatcher") else None
     mismatch = None
     for _ in range(args.epochs):
-        recorded = accel_sim.record(prepared, out, key=key, name="smoke", accelerator=accelerator)
+        recorded = accelerate_sim.record(prepared, out, key=key, name="smoke", accelerator=accelerator)
         for step, batch in enumerate(recorded):
             if mismatch is None and key is None:
                 ids = recorded._recorder.doc["ranks"][0]["epochs"][-1]["batches"][step]
@@ -234,8 +234,8 @@ def run(args: argparse.Namespace) -> Tuple[int, str]:
             with open(os.path.join(out, f"rank-{r}.json")) as f:
                 docs.append(json.load(f))
         try:
-            simulated = accel_sim.trace(**opts)
-        except accel_sim.ConfigError as exc:
+            simulated = accelerate_sim.trace(**opts)
+        except accelerate_sim.ConfigError as exc:
             return 2, f"accel-sim: {exc}"
         diff = mismatch or compare(docs, simulated)
         if diff is None:
@@ -260,12 +260,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         args = parse(sys.argv[1:] if argv is None else argv)
     except _BadInput as exc:
-        print(f"accel_sim.smoke: {exc}", file=sys.stderr)
+        print(f"accelerate_sim.smoke: {exc}", file=sys.stderr)
         return 2
     try:
         code, line = run(args)
     except ImportError as exc:
-        print(f"accel_sim.smoke: needs torch and Accelerate: {exc}", file=sys.stderr)
+        print(f"accelerate_sim.smoke: needs torch and Accelerate: {exc}", file=sys.stderr)
         return 2
     if line:
         print(line, flush=True)

@@ -202,7 +202,7 @@ def _loader_options(torch: Any, dl: Any, opts: Dict[str, Any], overrides: Dict[s
     if _fresh_generator_state(torch, g):
         opts["generator_seed"] = g.initial_seed()
     else:
-        warnings.warn("accel_sim.from_dataloader: the DataLoader's generator has drawn since it was seeded, so its "
+        warnings.warn("accelerate_sim.from_dataloader: the DataLoader's generator has drawn since it was seeded, so its "
                       "seed is not readable; the sample ids in the report are one possible order (the counts hold)",
                       stacklevel=3)
 
@@ -246,11 +246,11 @@ def _draws_before_prepare(torch: Any, opts: Dict[str, Any], overrides: Dict[str,
     try:
         seed, draws = _core.rng_state_draws(torch.get_rng_state().numpy().tobytes())
     except ValueError as exc:
-        warnings.warn(f"accel_sim.from_dataloader: torch's global generator state is not readable ({exc}); the ids "
+        warnings.warn(f"accelerate_sim.from_dataloader: torch's global generator state is not readable ({exc}); the ids "
                       "assume nothing was drawn between set_seed and prepare (the counts hold)", stacklevel=4)
         return
     if seed != opts["set_seed"] % 2 ** 64:
-        warnings.warn(f"accel_sim.from_dataloader: torch's global generator was seeded with {seed}, not "
+        warnings.warn(f"accelerate_sim.from_dataloader: torch's global generator was seeded with {seed}, not "
                       f"set_seed={opts['set_seed']}; the ids assume set_seed({opts['set_seed']}) and nothing drawn "
                       "since (the counts hold)", stacklevel=4)
         return
@@ -269,7 +269,7 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
     cls = type(dataloader)
     if cls.__module__.startswith("accelerate") or cls.__name__ in ("DataLoaderShard", "DataLoaderDispatcher"):
         raise NotModelled(f"{cls.__name__} is a loader Accelerate already prepared: pass the DataLoader you give "
-                          "to accelerator.prepare (or check a prepared one with accel_sim.testing.assert_loader_matches)")
+                          "to accelerator.prepare (or check a prepared one with accelerate_sim.testing.assert_loader_matches)")
     if not isinstance(dataloader, DataLoader):
         raise NotModelled(f"{cls.__module__}.{cls.__qualname__} is not a torch.utils.data.DataLoader")
     opts: Dict[str, Any] = {}
@@ -294,7 +294,7 @@ def dataloader_options(dataloader: Any, accelerator: Any = None, *, num_processe
         opts["num_processes"] = split_world
     if opts.get("dataset") == "iterable" and opts.get("num_workers") and "worker_split" not in overrides:
         # Whether the dataset's __iter__ uses get_worker_info() is in its code, which accel-sim does not read.
-        warnings.warn(f"accel_sim.from_dataloader: num_workers={opts['num_workers']} over an IterableDataset: "
+        warnings.warn(f"accelerate_sim.from_dataloader: num_workers={opts['num_workers']} over an IterableDataset: "
                       "assuming it does not split its stream by worker (worker_split='none': every worker yields "
                       "all of it); pass worker_split='strided' or 'contiguous' if its __iter__ uses "
                       "torch.utils.data.get_worker_info()", stacklevel=3)
