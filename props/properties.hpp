@@ -59,6 +59,7 @@ void worker_what_if_counts_equal_the_replay();
 void hf_shard_path_reads_every_example_once();
 void hf_stream_what_if_equals_the_replay();
 void undrawn_shuffle_counts_equal_the_replay();
+void upgrade_structure_is_what_the_replay_sees();
 // 18. trainer_props.cpp
 void trainer_same_shape_resume_is_exact();
 void trainer_epochs_have_nups_steps_with_a_short_last_one();
