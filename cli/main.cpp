@@ -16,6 +16,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string_view>
 
@@ -46,6 +47,7 @@
 #include "core/accelerate_release.hpp"
 #include "core/draws_before_prepare.hpp"
 #include "core/error.hpp"
+#include "core/torch_rng_state.hpp"
 #include "reports/check_render.hpp"
 #include "reports/eval_render.hpp"
 #include "reports/full_terminal_report.hpp"
@@ -861,6 +863,7 @@ struct CommandLine {
   bool help_man = false;
   bool help_page = false;
   CLI::App* completion_cmd = nullptr;
+  CLI::App* rng_state_cmd = nullptr;
   std::string completion_shell;
   accel::cli::RankFlags launch_flags;
   LoaderFlags launch_loader;
@@ -942,6 +945,15 @@ struct CommandLine {
         ->required()
         ->check(CLI::IsMember(
             std::vector<std::string>(accel::cli::kCompletionShells.begin(), accel::cli::kCompletionShells.end())));
+    add_rng_state_cmd();
+  }
+  void add_rng_state_cmd() {
+    // Hidden: what the compiled Python module's rng_state_draws() answers, for the portable wheel's Python package,
+    // which runs this executable instead of a module built for one CPython (python/accelerate_sim/_core_exe.py).
+    rng_state_cmd = app.add_subcommand("rng-state-draws",
+                                       "read torch.get_rng_state()'s bytes on stdin; print the seed and the 32-bit "
+                                       "words drawn since");
+    rng_state_cmd->group("");
   }
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -1089,6 +1101,18 @@ int run_cli(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  if (*cl.rng_state_cmd) {
+    const std::string bytes((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    try {
+      const auto s = accel::generator_state_from_torch_rng_state(
+          std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
+      std::cout << s.seed << " " << s.draws << "\n";
+      return 0;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "accel-sim: rng-state-draws: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   if (*cl.completion_cmd || cl.help_man) {
     if (cl.help_topic) {
       std::cerr << "accel-sim: help --man: the manual page has every topic; give no TOPIC\n";

@@ -16,7 +16,10 @@ import os
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import _core
+try:
+    from . import _core
+except ImportError:  # the portable wheel: one accel-sim executable for every Python instead of a compiled module
+    from . import _core_exe as _core
 from ._options import OPTIONS, WHAT_IF_ONLY, to_flags
 
 __all__ = [

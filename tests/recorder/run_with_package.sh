@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a recorder test (tests/recorder/*.py) with build/reference-venv's python (Debian's torch 1.13 + Accelerate
 # 1.15.0) and this checkout's accelerate_sim .py files. The compiled accelerate_sim._core comes from the wheel that
-# ctest -R python_package builds (build/python-package/wheelhouse) when it is there; otherwise from
-# tests/recorder/core_via_cli.py over the built accel-sim executable (the same CLI), which the output says.
+# ctest -R python_package builds (build/python-package/wheelhouse) when it is there; otherwise the package runs the
+# built accel-sim executable (the same CLI: accelerate_sim/_core_exe.py, as the portable wheel does), which the output says.
 # 77 (Skipped) without the reference venv or without either.
 #   run_with_package.sh ROOT ACCEL_SIM_EXE TEST.py [args...]
 set -euo pipefail
@@ -25,8 +25,7 @@ else
     exit 77
   fi
   mkdir -p "$tmp/accelerate_sim"
-  cp "$(dirname "$0")/core_via_cli.py" "$tmp/accelerate_sim/_core.py"
-  echo "accelerate_sim._core: tests/recorder/core_via_cli.py over $exe (no wheel built)"
+  echo "accelerate_sim._core: accelerate_sim/_core_exe.py over $exe (no wheel built)"
 fi
 cp "$root"/python/accelerate_sim/*.py "$tmp/accelerate_sim/"
 export ACCEL_SIM_EXE="$exe" ACCEL_SIM_SOURCE_DIR="$root" PYTHONPATH="$tmp:$root/golden/reference" \

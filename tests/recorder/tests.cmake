@@ -1,6 +1,6 @@
 # Issue 30: accelerate_sim.record / python -m accelerate_sim.smoke / python -m accelerate_sim.plan on the real Accelerate 1.15.0
 # (build/reference-venv: Debian's torch 1.13, golden/setup-reference) with this checkout's accelerate_sim sources; the
-# compiled core is the python_package wheel when built, else tests/recorder/core_via_cli.py over accel-sim.
+# compiled core is the python_package wheel when built, else accelerate_sim/_core_exe.py over accel-sim.
 # Skipped (77) without the reference venv. Real gloo groups of 1-4 processes (tests/recorder/launch.py).
 set(_recorder_run bash ${CMAKE_CURRENT_SOURCE_DIR}/recorder/run_with_package.sh ${PROJECT_SOURCE_DIR}
                   $<TARGET_FILE:accel-sim>)
