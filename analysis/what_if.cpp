@@ -899,8 +899,8 @@ void add_warnings(WhatIfReport& report) {
                         std::string("shuffle without a seed: torch seeds every process from the OS, so the order "
                                     "differs every run") +
                             (s.ranks_share_order
-                                 ? "; every rank follows one order, so the counts hold for every run (the ids shown "
-                                   "are one run's)"
+                                 ? std::string("; every rank follows one order, so the counts hold for every run") +
+                                       (s.ids_drawn ? " (the ids shown are one run's)" : "")
                                  : " and every rank shuffles differently, so which samples are duplicated or never "
                                    "seen changes too (the counts are one possible run)" +
                                        advice))
